@@ -1,0 +1,91 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module graph (see README "Architecture"): the pure core and the wire contract depend on nothing
+// of ours; adapters (GoTrue HTTP, libsecret keyring, NIO socket server) implement the core's
+// ports; the daemon wires ports together; authctl and desktop apps see only the client library,
+// which does not pull in SwiftNIO so that short-lived clients start fast.
+let package = Package(
+    name: "authd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "authd", targets: ["authd"]),
+        .executable(name: "authctl", targets: ["authctl"]),
+        .executable(name: "authd-dev-server", targets: ["authd-dev-server"]),
+        .library(name: "AuthdClient", targets: ["AuthdClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // Pure session rules and ports. Foundation only; never reads a clock.
+        .target(name: "AuthCore"),
+        // The wire contract: JSON-RPC envelope, methods, events, errors.
+        .target(name: "AuthProtocol"),
+        // Client side of the Unix-socket transport: paths, framing, blocking POSIX connection.
+        .target(name: "AuthIPC", dependencies: ["AuthProtocol"]),
+        // Server side of the transport on SwiftNIO: listener, line framing, peer credentials.
+        .target(name: "AuthSocketServer", dependencies: [
+            "AuthIPC",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // HTTP adapter implementing AuthCore's GoTrueAPI port (URLSession over the system libcurl).
+        .target(name: "GoTrue", dependencies: ["AuthCore"]),
+        // libsecret: the system library, a small C shim (the convenience API is variadic), the adapter.
+        .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1",
+                       providers: [.apt(["libsecret-1-dev"])]),
+        .target(name: "CAuthdSecret", dependencies: ["CLibSecret"]),
+        .target(name: "Keyring", dependencies: ["AuthCore", "CAuthdSecret"]),
+        // The daemon's parts, wired to ports only: session driver, method table, configuration.
+        .target(name: "AuthDaemon", dependencies: [
+            "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        // The library desktop apps link.
+        .target(name: "AuthdClient", dependencies: ["AuthProtocol", "AuthIPC"]),
+        .executableTarget(name: "authd", dependencies: [
+            "AuthDaemon", "GoTrue", "Keyring",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .executableTarget(name: "authctl", dependencies: [
+            "AuthdClient",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // A GoTrue-compatible development server: the embedded default and the e2e tests' server.
+        .target(name: "GoTrueDevServer", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .executableTarget(name: "authd-dev-server", dependencies: [
+            "GoTrueDevServer",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // Fakes shipped beside the real things.
+        .target(name: "AuthTestSupport", dependencies: ["AuthCore"], path: "Tests/AuthTestSupport"),
+
+        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "AuthTestSupport"]),
+        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "GoTrueDevServerTests", dependencies: ["GoTrueDevServer", "GoTrue", "AuthCore"]),
+        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore"]),
+        .testTarget(name: "AuthDaemonTests", dependencies: [
+            "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol"]),
+    ]
+)

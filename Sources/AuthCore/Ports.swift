@@ -1,0 +1,56 @@
+import Foundation
+
+/// Where sessions are kept between daemon runs (the keyring). One entry per profile.
+public protocol SessionStore: Sendable {
+    /// The stored session of `profile`, or nil when there is none.
+    func load(profile: String) async throws(StoreFailure) -> Session?
+    /// Stores `session` for `profile`, replacing any earlier one.
+    func save(_ session: Session, profile: String) async throws(StoreFailure)
+    /// Removes the stored session of `profile`; succeeds when there was none.
+    func delete(profile: String) async throws(StoreFailure)
+}
+
+/// Why the session store could not be used.
+public enum StoreFailure: Error, Sendable, Equatable {
+    /// No Secret Service is reachable (no session bus, no keyring daemon, no default collection).
+    case unavailable(String)
+    /// The keyring collection is locked and authd will not pop an unlock prompt by itself.
+    case locked
+    /// The stored entry could not be read back as a session.
+    case corrupt(String)
+    /// The keyring did not answer in time.
+    case timedOut
+}
+
+extension StoreFailure: LocalizedError {
+    /// A one-line explanation that says what to do.
+    public var errorDescription: String? {
+        switch self {
+        case .unavailable(let detail):
+            return "the keyring (Secret Service) is not available: \(detail). Start gnome-keyring or another Secret Service provider"
+        case .locked: return "the keyring is locked: unlock it (for example by logging in to the desktop) and try again"
+        case .corrupt(let detail): return "the stored session could not be read: \(detail)"
+        case .timedOut: return "the keyring did not answer in time"
+        }
+    }
+}
+
+/// The Supabase Auth (GoTrue) calls a session owner makes. Implemented over HTTP in `GoTrue`.
+public protocol GoTrueAPI: Sendable {
+    /// `POST /token?grant_type=password`.
+    func signIn(email: String, password: String) async throws(ServerFailure) -> SessionGrant
+    /// `POST /token?grant_type=refresh_token`.
+    func refresh(refreshToken: String) async throws(ServerFailure) -> SessionGrant
+    /// `POST /logout?scope=…` with the access token as Bearer.
+    func signOut(accessToken: String, scope: SignOutScope) async throws(ServerFailure)
+}
+
+/// Which sessions a sign-out ends on the server.
+public enum SignOutScope: String, Sendable, Equatable, Codable, CaseIterable {
+    /// Only this session.
+    case local
+    /// Every session of the user.
+    case global
+    /// Every session of the user except this one (this one stays signed in).
+    case others
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// How a call to GoTrue failed, as the HTTP adapter observed it. Carries no tokens.
+public enum ServerFailure: Error, Sendable, Equatable {
+    /// The server could not be reached (DNS, refused, reset, TLS) or did not answer in time.
+    case unreachable(url: String, detail: String)
+    /// The server answered with an error status. `code` is GoTrue's `error_code` when present.
+    case http(status: Int, code: String?, message: String, retryAfter: TimeInterval?)
+    /// The server answered 2xx with a body that is not what the protocol says.
+    case invalidResponse(detail: String)
+}
+
+extension ServerFailure: LocalizedError {
+    /// A one-line explanation for people.
+    public var errorDescription: String? {
+        switch self {
+        case .unreachable(let url, let detail): return "cannot reach \(url): \(detail)"
+        case .http(let status, let code, let message, _):
+            return "server said \(message) (HTTP \(status)\(code.map { ", \($0)" } ?? ""))"
+        case .invalidResponse(let detail): return "unexpected answer from the server: \(detail)"
+        }
+    }
+}
+
+/// Whether a failed refresh ends the session or is worth retrying.
+public enum RefreshOutcomeClass: Sendable, Equatable {
+    /// The server says the session is over: clear it and tell subscribers `code`.
+    case fatal(code: String)
+    /// Keep the session and retry later.
+    case transient(DegradedReason, retryAfter: TimeInterval?)
+}
+
+/// Why the session is degraded (refreshing fails but the session is kept).
+public enum DegradedReason: String, Sendable, Equatable, Codable {
+    /// The server could not be reached.
+    case offline
+    /// The server answered with a 5xx, 408, 409 or a body we could not read.
+    case serverError = "server_error"
+    /// The server rate-limited us (429).
+    case rateLimited = "rate_limited"
+}
+
+extension ServerFailure {
+    /// GoTrue error codes that end a session on refresh (see shared/reference/GOTRUE.md).
+    /// Everything not on this list is transient: losing a session on a hiccup is the bug
+    /// the official clients have, and the reason this list is explicit.
+    public static let fatalRefreshCodes: Set<String> = [
+        "refresh_token_not_found", "refresh_token_already_used", "session_expired",
+        "session_not_found", "user_banned", "validation_failed", "user_not_found",
+    ]
+
+    /// Classifies a failed refresh: fatal only for a 4xx carrying a code from the fatal list.
+    public var refreshClass: RefreshOutcomeClass {
+        switch self {
+        case .unreachable: return .transient(.offline, retryAfter: nil)
+        case .invalidResponse: return .transient(.serverError, retryAfter: nil)
+        case .http(let status, let code, _, let retryAfter):
+            if status == 429 { return .transient(.rateLimited, retryAfter: retryAfter) }
+            if (400..<500).contains(status), status != 408, status != 409,
+               let code, Self.fatalRefreshCodes.contains(code) {
+                return .fatal(code: code)
+            }
+            return .transient(.serverError, retryAfter: retryAfter)
+        }
+    }
+}

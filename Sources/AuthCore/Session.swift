@@ -1,0 +1,100 @@
+import Foundation
+
+/// A signed-in Supabase session as authd holds it.
+///
+/// `expiresAt` is computed on *our* clock from `expires_in` at receipt, never from the server's
+/// `expires_at`, so a skewed local clock cannot make a fresh session look expired.
+/// The description is redacted: printing or logging a session never shows a token.
+public struct Session: Sendable, Equatable, Codable {
+    /// The JWT handed to clients as a bearer token.
+    public var accessToken: String
+    /// The opaque rotating refresh token. Never leaves the daemon except to GoTrue and the keyring.
+    public var refreshToken: String
+    /// When the access token expires, on the local wall clock.
+    public var expiresAt: Date
+    /// When the session was received, on the local wall clock.
+    public var receivedAt: Date
+    /// The signed-in user.
+    public var user: UserSummary
+
+    /// Creates a session from its parts.
+    public init(accessToken: String, refreshToken: String, expiresAt: Date, receivedAt: Date, user: UserSummary) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+        self.receivedAt = receivedAt
+        self.user = user
+    }
+
+    /// Creates a session from a grant GoTrue returned, received at `now`.
+    public init(grant: SessionGrant, receivedAt now: Date) {
+        self.init(accessToken: grant.accessToken, refreshToken: grant.refreshToken,
+                  expiresAt: now.addingTimeInterval(TimeInterval(grant.expiresIn)),
+                  receivedAt: now, user: grant.user)
+    }
+
+    /// The access token's lifetime as granted.
+    public var lifetime: TimeInterval { expiresAt.timeIntervalSince(receivedAt) }
+
+    /// Seconds of validity left at `now` (negative once expired).
+    public func remaining(at now: Date) -> TimeInterval { expiresAt.timeIntervalSince(now) }
+}
+
+extension Session: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// A redacted description: the user and expiry, never a token.
+    public var description: String {
+        "Session(user: \(user.id), expiresAt: \(expiresAt), tokens: <redacted>)"
+    }
+    /// Same as `description`: debug output must not leak tokens either.
+    public var debugDescription: String { description }
+    /// A mirror without the tokens, so `dump()` and test failure output stay redacted.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": user, "expiresAt": expiresAt, "receivedAt": receivedAt])
+    }
+}
+
+/// What authd keeps about the user: enough for status lines, nothing sensitive.
+public struct UserSummary: Sendable, Equatable, Codable {
+    /// The user's UUID (`sub`).
+    public var id: String
+    /// The user's email, if any.
+    public var email: String?
+    /// The user's phone, if any.
+    public var phone: String?
+
+    /// Creates a user summary.
+    public init(id: String, email: String? = nil, phone: String? = nil) {
+        self.id = id
+        self.email = email
+        self.phone = phone
+    }
+}
+
+/// A session as GoTrue returned it, before it is placed on the local clock.
+public struct SessionGrant: Sendable, Equatable {
+    /// The access token (JWT).
+    public var accessToken: String
+    /// The refresh token.
+    public var refreshToken: String
+    /// Lifetime of the access token in seconds.
+    public var expiresIn: Int
+    /// The user the session belongs to.
+    public var user: UserSummary
+
+    /// Creates a grant.
+    public init(accessToken: String, refreshToken: String, expiresIn: Int, user: UserSummary) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+        self.user = user
+    }
+}
+
+extension SessionGrant: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// A redacted description.
+    public var description: String { "SessionGrant(user: \(user.id), expiresIn: \(expiresIn), tokens: <redacted>)" }
+    /// A redacted debug description.
+    public var debugDescription: String { description }
+    /// A mirror without the tokens.
+    public var customMirror: Mirror { Mirror(self, children: ["user": user, "expiresIn": expiresIn]) }
+}

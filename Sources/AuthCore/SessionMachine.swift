@@ -1,0 +1,235 @@
+import Foundation
+
+/// The session rules of one profile, as a value type.
+///
+/// No I/O and no clock: every input carries `now` (and, where randomness is needed, a number in
+/// 0..<1) and returns the actions its owner must carry out, in order. Results of I/O come back
+/// tagged with the generation they were started in; a result from an earlier generation (a
+/// refresh that finishes after a sign-out or a new sign-in) is dropped.
+public struct SessionMachine: Sendable {
+    /// The coarse phase.
+    public private(set) var phase: SessionPhase = .loading
+    /// The session being served, if any. During `.persisting` this is still the previous one.
+    public private(set) var session: Session?
+    /// Bumped on every sign-in and sign-out; I/O results from older generations are ignored.
+    public private(set) var generation: UInt64 = 0
+    /// Set while refreshing fails transiently.
+    public private(set) var degraded: (reason: DegradedReason, detail: String, retryAt: Date)?
+    /// Set while the keyring cannot be written; the session lives in memory only.
+    public private(set) var keyringFailure: StoreFailure?
+    /// When the timer should next refresh (or retry).
+    public private(set) var nextRefreshAt: Date?
+
+    private let policy: RefreshPolicy
+    private var waiting: [(id: RequestID, minimum: TimeInterval)] = []
+    private var pending: (session: Session, event: SessionEvent)?
+    private var failures = 0
+    private var lastFailureAt: Date?
+
+    /// Creates a machine in the `loading` phase.
+    public init(policy: RefreshPolicy = RefreshPolicy()) {
+        self.policy = policy
+    }
+
+    /// The number of requests waiting for a refresh or a load.
+    public var waitingCount: Int { waiting.count }
+
+    // MARK: Inputs
+
+    /// The store was read at start. `session` is nil when nothing was stored.
+    public mutating func storedSessionLoaded(_ stored: Session?, now: Date, random: Double = 0.5) -> [SessionAction] {
+        guard phase == .loading else { return [] }
+        guard let stored else {
+            phase = .signedOut(nil)
+            return [.emit(.initialSession(expired: false))] + failWaiting(.notSignedIn(nil))
+        }
+        session = stored
+        phase = .signedIn
+        let expired = stored.remaining(at: now) <= 0
+        nextRefreshAt = policy.refreshDeadline(for: stored, random: random)
+        return [.emit(.initialSession(expired: expired))] + evaluate(now: now)
+    }
+
+    /// The store could not be read at start (locked or no Secret Service).
+    public mutating func storedSessionUnavailable(_ failure: StoreFailure) -> [SessionAction] {
+        guard phase == .loading else { return [] }
+        phase = .storeUnavailable(failure)
+        return [.emit(.keyringUnavailable(failure))] + failWaiting(.storeUnavailable(failure))
+    }
+
+    /// A sign-in produced `newSession`; `request` is answered once it is stored.
+    public mutating func signedIn(_ newSession: Session, request: RequestID?, now: Date) -> [SessionAction] {
+        var actions: [SessionAction] = [.cancelTimer]
+        if session != nil || pending != nil {
+            actions += failWaiting(.notSignedIn(.replaced))
+        }
+        generation &+= 1
+        clearFailures()
+        if let request { waiting.append((request, 0)) }
+        pending = (newSession, .signedIn)
+        phase = .persisting
+        return actions + [.store(newSession, generation: generation)]
+    }
+
+    /// A client wants a token valid for at least `minimum` seconds.
+    public mutating func tokenRequested(_ request: RequestID, validFor minimum: TimeInterval, now: Date) -> [SessionAction] {
+        switch phase {
+        case .signedOut(let reason):
+            return [.answer(request, .failure(.notSignedIn(reason)))]
+        case .storeUnavailable(let failure):
+            return [.answer(request, .failure(.storeUnavailable(failure)))]
+        case .loading:
+            waiting.append((request, minimum))
+            return []
+        case .refreshing, .persisting:
+            // The current token stays good for undemanding requests while its successor is on the way.
+            if let session, session.remaining(at: now) >= minimum {
+                return [.answer(request, .success(token(session)))]
+            }
+            waiting.append((request, minimum))
+            return []
+        case .signedIn:
+            guard let session else { return [.answer(request, .failure(.notSignedIn(nil)))] }
+            if session.remaining(at: now) >= minimum {
+                return [.answer(request, .success(token(session)))]
+            }
+            if minimum > session.lifetime {
+                // No refresh can produce a token that lives this long.
+                return [.answer(request, .failure(.minimumValidityTooLong(requested: minimum, lifetime: session.lifetime)))]
+            }
+            waiting.append((request, minimum))
+            if let degraded, let lastFailureAt, now.timeIntervalSince(lastFailureAt) < policy.minimumRetryGap {
+                // Just failed: do not hammer the server on behalf of a busy client.
+                return answerWaitingAfterFailure(degraded.reason, detail: degraded.detail, now: now)
+            }
+            return beginRefresh()
+        }
+    }
+
+    /// The refresh timer fired (or the owner wants the deadline re-checked after a resume).
+    public mutating func timerFired(now: Date) -> [SessionAction] {
+        evaluate(now: now)
+    }
+
+    /// A refresh started in `generation` returned `grant`.
+    public mutating func refreshSucceeded(_ grant: SessionGrant, generation: UInt64, now: Date) -> [SessionAction] {
+        guard generation == self.generation, phase == .refreshing else { return [] }
+        clearFailures()
+        pending = (Session(grant: grant, receivedAt: now), .tokenRefreshed)
+        phase = .persisting
+        return [.store(pending!.session, generation: generation)]
+    }
+
+    /// A refresh started in `generation` failed.
+    public mutating func refreshFailed(_ failure: ServerFailure, generation: UInt64, now: Date, random: Double = 0.5) -> [SessionAction] {
+        guard generation == self.generation, phase == .refreshing else { return [] }
+        switch failure.refreshClass {
+        case .fatal(let code):
+            return end(.sessionEnded(code: code))
+        case .transient(let reason, let retryAfter):
+            failures += 1
+            lastFailureAt = now
+            let retryAt = now.addingTimeInterval(policy.backoff(attempt: failures, retryAfter: retryAfter, random: random))
+            let detail = failure.localizedDescription
+            degraded = (reason, detail, retryAt)
+            nextRefreshAt = retryAt
+            phase = .signedIn
+            return [.emit(.refreshFailing(reason, detail: detail, retryAt: retryAt)), .armTimer(retryAt)]
+                + answerWaitingAfterFailure(reason, detail: detail, now: now)
+        }
+    }
+
+    /// The store finished writing the session of `generation`; `failure` is nil on success.
+    public mutating func storeFinished(generation: UInt64, failure: StoreFailure?, now: Date, random: Double = 0.5) -> [SessionAction] {
+        guard generation == self.generation, phase == .persisting, let pending else { return [] }
+        self.pending = nil
+        session = pending.session
+        phase = .signedIn
+        nextRefreshAt = policy.refreshDeadline(for: pending.session, random: random)
+        var actions: [SessionAction] = [.emit(pending.event)]
+        if let failure, keyringFailure == nil {
+            actions.append(.emit(.keyringUnavailable(failure)))
+        }
+        keyringFailure = failure
+        return actions + evaluate(now: now)
+    }
+
+    /// The user signed out locally (after or instead of telling the server).
+    public mutating func signOutRequested(now: Date) -> [SessionAction] {
+        switch phase {
+        case .signedOut, .loading: return []
+        default: return end(.userRequested)
+        }
+    }
+
+    // MARK: Rules
+
+    /// Answers what can be answered, starts a refresh when the deadline passed or a waiting
+    /// request needs a fresher token, and re-arms the timer.
+    private mutating func evaluate(now: Date) -> [SessionAction] {
+        guard phase == .signedIn, let session, let deadline = nextRefreshAt else { return [] }
+        var actions: [SessionAction] = []
+        var stillWaiting: [(id: RequestID, minimum: TimeInterval)] = []
+        for waiter in waiting {
+            if session.remaining(at: now) >= waiter.minimum {
+                actions.append(.answer(waiter.id, .success(token(session))))
+            } else if waiter.minimum > session.lifetime {
+                // No refresh can produce a token that lives this long.
+                actions.append(.answer(waiter.id, .failure(.minimumValidityTooLong(requested: waiter.minimum, lifetime: session.lifetime))))
+            } else {
+                stillWaiting.append(waiter)
+            }
+        }
+        waiting = stillWaiting
+        if now >= deadline || !waiting.isEmpty {
+            return actions + beginRefresh()
+        }
+        return actions + [.armTimer(deadline)]
+    }
+
+    private mutating func beginRefresh() -> [SessionAction] {
+        guard let session else { return [] }
+        phase = .refreshing
+        return [.emit(.refreshing), .refresh(refreshToken: session.refreshToken, generation: generation)]
+    }
+
+    private mutating func end(_ reason: SignOutReason) -> [SessionAction] {
+        generation &+= 1
+        session = nil
+        pending = nil
+        nextRefreshAt = nil
+        keyringFailure = nil
+        clearFailures()
+        phase = .signedOut(reason)
+        return [.cancelTimer, .delete, .emit(.signedOut(reason))] + failWaiting(.notSignedIn(reason))
+    }
+
+    private mutating func answerWaitingAfterFailure(_ reason: DegradedReason, detail: String, now: Date) -> [SessionAction] {
+        guard let session else { return failWaiting(.notSignedIn(nil)) }
+        let answers: [SessionAction] = waiting.map { waiter in
+            // A still-valid token is better than none while the server is away; the client
+            // sees its expiry and the degraded state.
+            session.remaining(at: now) > 0
+                ? .answer(waiter.id, .success(token(session)))
+                : .answer(waiter.id, .failure(.refreshFailing(reason, detail: detail)))
+        }
+        waiting.removeAll()
+        return answers
+    }
+
+    private mutating func failWaiting(_ failure: TokenFailure) -> [SessionAction] {
+        let answers = waiting.map { SessionAction.answer($0.id, .failure(failure)) }
+        waiting.removeAll()
+        return answers
+    }
+
+    private mutating func clearFailures() {
+        failures = 0
+        lastFailureAt = nil
+        degraded = nil
+    }
+
+    private func token(_ session: Session) -> IssuedToken {
+        IssuedToken(accessToken: session.accessToken, expiresAt: session.expiresAt)
+    }
+}

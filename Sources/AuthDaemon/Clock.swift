@@ -1,0 +1,65 @@
+import Dispatch
+import Foundation
+
+/// The wall clock, behind a port so the driver can be tested with a manual one.
+public protocol WallClock: Sendable {
+    /// The current wall-clock time.
+    func now() -> Date
+}
+
+/// The system's wall clock.
+public struct SystemClock: WallClock {
+    /// Creates the system clock.
+    public init() {}
+    /// `Date()`.
+    public func now() -> Date { Date() }
+}
+
+/// A one-shot timer with a wall-clock deadline. Arming again replaces the earlier deadline.
+public protocol RefreshTimer: Sendable {
+    /// Fires `handler` at `deadline` (at once if it has passed).
+    func arm(at deadline: Date, handler: @escaping @Sendable () -> Void)
+    /// Disarms the timer.
+    func cancel()
+}
+
+/// `RefreshTimer` on a `DispatchSourceTimer` with a `DispatchWallTime` deadline.
+///
+/// Wall-time deadlines are absolute CLOCK_REALTIME timers: one that passed while the laptop slept
+/// fires as soon as it wakes, where a monotonic (`DispatchTime`) deadline would fire late by the
+/// time asleep.
+public final class DispatchWallTimer: RefreshTimer, @unchecked Sendable {
+    // Unchecked: `source` is only touched under `lock`.
+    private let lock = NSLock()
+    private var source: DispatchSourceTimer?
+    private let queue = DispatchQueue(label: "authd.refresh-timer")
+
+    /// Creates a disarmed timer.
+    public init() {}
+
+    /// Arms the timer for `deadline`.
+    public func arm(at deadline: Date, handler: @escaping @Sendable () -> Void) {
+        let seconds = deadline.timeIntervalSince1970
+        var spec = timespec()
+        spec.tv_sec = Int(seconds.rounded(.down))
+        spec.tv_nsec = Int((seconds - seconds.rounded(.down)) * 1_000_000_000)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(wallDeadline: DispatchWallTime(timespec: spec), leeway: .milliseconds(100))
+        timer.setEventHandler(handler: handler)
+        lock.withLock {
+            source?.cancel()
+            source = timer
+        }
+        timer.resume()
+    }
+
+    /// Disarms the timer.
+    public func cancel() {
+        lock.withLock {
+            source?.cancel()
+            source = nil
+        }
+    }
+
+    deinit { source?.cancel() }
+}

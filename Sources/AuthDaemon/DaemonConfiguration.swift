@@ -1,0 +1,133 @@
+import Foundation
+import TOMLKit
+
+/// One Supabase project (or account) authd keeps a session for.
+public struct ProfileConfiguration: Sendable, Equatable {
+    /// The profile's name (`default`, `work`, …).
+    public var name: String
+    /// The Supabase project URL, e.g. `https://<ref>.supabase.co` (authd appends `/auth/v1`).
+    public var url: URL
+    /// The project's anon or publishable key. Never a service-role or secret key.
+    public var anonKey: String
+
+    /// Creates a profile after validating it.
+    public init(name: String, url: String, anonKey: String, source: String) throws(ConfigurationError) {
+        self.name = name
+        self.url = try ConfigurationValidator.projectURL(url, source: source)
+        try ConfigurationValidator.checkAnonKey(anonKey, source: source)
+        self.anonKey = anonKey
+    }
+}
+
+/// Everything the daemon reads from `config.toml`, flags and the environment.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// The profiles, by name.
+    public var profiles: [ProfileConfiguration]
+    /// The profile used when a request names none.
+    public var defaultProfile: String
+
+    /// Creates a configuration.
+    public init(profiles: [ProfileConfiguration], defaultProfile: String) {
+        self.profiles = profiles
+        self.defaultProfile = defaultProfile
+    }
+
+    /// `$XDG_CONFIG_HOME/authd/config.toml` (or `~/.config/authd/config.toml`).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+        return base + "/authd/config.toml"
+    }
+
+    /// Parses a `config.toml` text. `source` names the file in error messages.
+    ///
+    /// ```toml
+    /// default_profile = "default"
+    /// [profiles.default]
+    /// url = "https://abcd.supabase.co"
+    /// anon_key = "eyJ…"
+    /// ```
+    public static func parse(_ text: String, source: String) throws(ConfigurationError) -> DaemonConfiguration {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigurationError("\(source):\(error.source.begin.line): \(error.description)")
+        } catch {
+            throw ConfigurationError("\(source): not valid TOML")
+        }
+        for key in table.keys where !["default_profile", "profiles"].contains(key) {
+            throw ConfigurationError("\(source): unknown key '\(key)' (expected default_profile or [profiles.NAME])")
+        }
+        var profiles: [ProfileConfiguration] = []
+        if let profileTables = table["profiles"]?.table {
+            for name in profileTables.keys.sorted() {
+                guard let profile = profileTables[name]?.table else {
+                    throw ConfigurationError("\(source): 'profiles.\(name)' must be a table")
+                }
+                for key in profile.keys where !["url", "anon_key"].contains(key) {
+                    throw ConfigurationError("\(source): unknown key 'profiles.\(name).\(key)' (expected url, anon_key)")
+                }
+                guard let url = profile["url"]?.string else {
+                    throw ConfigurationError("\(source): 'profiles.\(name).url' is missing")
+                }
+                guard let key = profile["anon_key"]?.string else {
+                    throw ConfigurationError("\(source): 'profiles.\(name).anon_key' is missing")
+                }
+                profiles.append(try ProfileConfiguration(name: name, url: url, anonKey: key, source: "\(source): profiles.\(name)"))
+            }
+        }
+        let defaultProfile = table["default_profile"]?.string ?? profiles.first?.name ?? "default"
+        if !profiles.isEmpty, !profiles.contains(where: { $0.name == defaultProfile }) {
+            throw ConfigurationError("\(source): default_profile '\(defaultProfile)' is not one of the profiles")
+        }
+        return DaemonConfiguration(profiles: profiles, defaultProfile: defaultProfile)
+    }
+}
+
+/// A configuration problem, with the file (and line where known) in the message.
+public struct ConfigurationError: Error, LocalizedError, Equatable {
+    /// The message.
+    public let errorDescription: String?
+    /// Creates an error.
+    public init(_ message: String) { errorDescription = message }
+}
+
+/// Rules every URL and key must pass, wherever it came from.
+public enum ConfigurationValidator {
+    /// Accepts `https://…`, and `http://` only on a loopback host.
+    public static func projectURL(_ text: String, source: String) throws(ConfigurationError) -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
+            throw ConfigurationError("\(source): '\(text)' is not a URL like https://<ref>.supabase.co")
+        }
+        switch scheme {
+        case "https": return url
+        case "http" where isLoopback(host): return url
+        case "http": throw ConfigurationError("\(source): plain http:// is only allowed for a loopback server (127.0.0.1, ::1, localhost); use https:// for \(host)")
+        default: throw ConfigurationError("\(source): unsupported URL scheme '\(scheme)'")
+        }
+    }
+
+    /// Refuses service-role and secret keys: they bypass row-level security and must never live on a desktop.
+    public static func checkAnonKey(_ key: String, source: String) throws(ConfigurationError) {
+        if key.isEmpty { throw ConfigurationError("\(source): the anon key is empty") }
+        if key.hasPrefix("sb_secret_") || jwtRole(key) == "service_role" {
+            throw ConfigurationError("\(source): this is a service-role/secret key, which must never be on a desktop; use the project's anon or publishable key (Project Settings → API)")
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+
+    static func jwtRole(_ key: String) -> String? {
+        let parts = key.split(separator: ".")
+        guard parts.count == 3 else { return nil }
+        var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
+        guard let data = Data(base64Encoded: payload),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return object["role"] as? String
+    }
+}

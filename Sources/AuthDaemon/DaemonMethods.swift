@@ -1,0 +1,93 @@
+import AuthCore
+import AuthProtocol
+import AuthSocketServer
+import Foundation
+
+/// The handlers of every method in `Methods`.
+enum DaemonMethods {
+    static let capabilities = ["password", "events", "profiles"]
+    static let daemonVersion = "0.1.0"
+
+    static func table(registry: ProfileRegistry) -> MethodTable {
+        var table = MethodTable()
+
+        table.register(Methods.Hello.self) { _, _ in
+            Methods.Hello.Result(protocolVersion: ProtocolVersion.current, daemonVersion: daemonVersion,
+                                 capabilities: capabilities, profiles: registry.byName.keys.sorted(),
+                                 defaultProfile: registry.defaultProfile)
+        }
+
+        table.register(Methods.Status.self) { parameters, _ throws(RPCErrorObject) in
+            await (try registry.driver(parameters.profile)).status()
+        }
+
+        table.register(Methods.Token.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            let minimum = parameters.minValidity ?? 0
+            guard minimum >= 0 else {
+                throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'min_validity' must not be negative")
+            }
+            switch await driver.token(validFor: TimeInterval(minimum)) {
+            case .success(let token):
+                let expiresAt = token.expiresAt.timeIntervalSince1970
+                return Methods.Token.Result(accessToken: token.accessToken, expiresAt: Int64(expiresAt.rounded(.down)),
+                                            expiresIn: max(0, Int64((expiresAt - Date().timeIntervalSince1970).rounded(.down))))
+            case .failure(let failure):
+                throw StatusMapper.error(failure)
+            }
+        }
+
+        table.register(Methods.SignInWithPassword.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            guard !parameters.email.isEmpty, !parameters.password.isEmpty else {
+                throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'email' and 'password' must not be empty")
+            }
+            switch await driver.signIn(email: parameters.email, password: parameters.password) {
+            case .success: return await driver.status()
+            case .failure(.server(let failure)): throw signInError(failure)
+            case .failure(.replaced(let failure)): throw StatusMapper.error(failure)
+            }
+        }
+
+        table.register(Methods.SignOut.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            guard let scope = SignOutScope(rawValue: parameters.scope ?? SignOutScope.local.rawValue) else {
+                throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'scope' must be local, global or others")
+            }
+            let outcome = await driver.signOut(scope: scope)
+            return Methods.SignOut.Result(status: await driver.status(), serverConfirmed: outcome.confirmed, serverDetail: outcome.detail)
+        }
+
+        table.registerStreaming(Methods.Subscribe.self) { parameters, envelope, connection throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            let outbox = connection.outbox
+            await driver.subscribe(connection.id, acknowledge: {
+                if let ack = try? RPCCodec.encodeResult(Methods.Subscribe.Result(), id: envelope.id) { outbox.send(ack) }
+            }, send: { message in
+                if let line = try? RPCCodec.encodeNotification(RPCNotification(method: AuthEventMessage.method, params: message)) {
+                    outbox.send(line)
+                }
+            })
+        }
+
+        return table
+    }
+
+    /// Sign-in failures as the user should read them.
+    static func signInError(_ failure: ServerFailure) -> RPCErrorObject {
+        switch failure {
+        case .unreachable(let url, let detail):
+            return .application(.offline, "cannot reach \(url) (\(detail)); check the network and the profile's url")
+        case .http(_, "invalid_credentials", _, _), .http(400, "invalid_grant", _, _):
+            return .application(.invalidCredentials, "wrong email or password")
+        case .http(_, "email_not_confirmed", _, _):
+            return .application(.signInRejected, "the email address is not confirmed yet: follow the link or code sent to it")
+        case .http(let status, let code, let message, _):
+            if status == 429 { return .application(.rateLimited, "too many sign-in attempts; wait a little and try again") }
+            if status >= 500 { return .application(.serverError, "the server failed (\(message)); try again later") }
+            return .application(.signInRejected, "sign-in refused: \(message)\(code.map { " (\($0))" } ?? "")")
+        case .invalidResponse(let detail):
+            return .application(.serverError, "unexpected answer from the server: \(detail)")
+        }
+    }
+}

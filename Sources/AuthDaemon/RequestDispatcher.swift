@@ -1,0 +1,79 @@
+import AuthCore
+import AuthProtocol
+import AuthSocketServer
+import Foundation
+import Logging
+
+/// The daemon's side of the socket: parses each line, finds the method, runs it.
+public struct RequestDispatcher: SocketRequestHandler {
+    private let table: MethodTable
+    private let registry: ProfileRegistry
+    private let logger: Logger
+
+    /// Creates a dispatcher serving the profiles in `registry`.
+    public init(registry: ProfileRegistry, logger: Logger) {
+        self.registry = registry
+        self.logger = logger
+        self.table = DaemonMethods.table(registry: registry)
+    }
+
+    /// The method names bound (for tests).
+    public var boundMethods: Set<String> { table.methodNames }
+
+    /// Handles one line.
+    public func handle(line: Data, connection: ConnectionContext) async {
+        switch RPCCodec.decodeEnvelope(line) {
+        case .failure(let rejection):
+            logger.debug("rejected line", metadata: ["connection.id": "\(connection.id)", "rpc.error": "\(rejection.error.code)"])
+            connection.outbox.send(RPCCodec.encodeError(rejection.error, id: rejection.id))
+        case .success(let envelope):
+            guard let handler = table.handler(for: envelope.method) else {
+                if envelope.id != nil {
+                    let error = RPCErrorObject(code: RPCErrorObject.methodNotFoundCode,
+                                               message: "method not found: \(envelope.method.prefix(64)) (see authd-protocol(7))")
+                    connection.outbox.send(RPCCodec.encodeError(error, id: envelope.id))
+                }
+                return
+            }
+            logger.trace("request", metadata: ["rpc.method": "\(envelope.method)", "client.pid": "\(connection.peer.pid)"])
+            await handler(envelope, connection)
+        }
+    }
+
+    /// Drops the connection's subscriptions.
+    public func connectionClosed(_ connection: ConnectionContext) async {
+        for driver in registry.drivers { await driver.unsubscribe(connection.id) }
+    }
+
+    /// The error line sent before closing an oversized request.
+    public func lineTooLongResponse(limit: Int) -> Data {
+        RPCCodec.encodeError(RPCErrorObject(code: RPCErrorObject.invalidRequestCode,
+                                            message: "request line longer than \(limit) bytes; closing the connection"), id: nil)
+    }
+}
+
+/// The profiles the daemon serves and their drivers.
+public struct ProfileRegistry: Sendable {
+    /// Drivers by profile name.
+    public let byName: [String: SessionDriver]
+    /// The profile used when a request names none.
+    public let defaultProfile: String
+
+    /// Creates a registry.
+    public init(drivers: [SessionDriver], defaultProfile: String) {
+        self.byName = Dictionary(uniqueKeysWithValues: drivers.map { ($0.profile, $0) })
+        self.defaultProfile = defaultProfile
+    }
+
+    /// Every driver, in name order.
+    public var drivers: [SessionDriver] { byName.keys.sorted().compactMap { byName[$0] } }
+
+    /// The driver for `name` (or the default), or the error to answer.
+    public func driver(_ name: String?) throws(RPCErrorObject) -> SessionDriver {
+        let wanted = name ?? defaultProfile
+        guard let driver = byName[wanted] else {
+            throw .application(.unknownProfile, "no profile named '\(wanted.prefix(64))'; configured: \(byName.keys.sorted().joined(separator: ", "))")
+        }
+        return driver
+    }
+}

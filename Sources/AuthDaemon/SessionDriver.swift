@@ -1,0 +1,246 @@
+import AuthCore
+import AuthProtocol
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Runs one profile's `SessionMachine`: feeds it inputs stamped with the time, carries out its
+/// actions (HTTP, keyring, timer, events, answers) and feeds the outcomes back. Holds no rules.
+///
+/// All I/O runs as child tasks of `run()`. Keyring writes and deletes go through one serial
+/// loop, so a sign-out's delete can never be overtaken by an earlier store.
+public actor SessionDriver: Service {
+    /// The profile this driver serves.
+    public nonisolated let profile: String
+    private nonisolated let server: String
+    private var machine: SessionMachine
+    private let store: any SessionStore
+    private let api: any GoTrueAPI
+    private let clock: any WallClock
+    private let timer: any RefreshTimer
+    private let random: @Sendable () -> Double
+    private let logger: Logger
+
+    private var answers: [RequestID: CheckedContinuation<Result<IssuedToken, TokenFailure>, Never>] = [:]
+    private var nextRequest: UInt64 = 0
+    private var subscribers: [UInt64: @Sendable (AuthEventMessage) -> Void] = [:]
+    private var loaded = false
+
+    private enum Job: Sendable {
+        case refresh(refreshToken: String, generation: UInt64)
+        case timerFired
+    }
+    private enum KeyringJob: Sendable {
+        case store(Session, generation: UInt64)
+        case delete
+    }
+    private let jobs: AsyncStream<Job>
+    private let jobSink: AsyncStream<Job>.Continuation
+    private let keyringJobs: AsyncStream<KeyringJob>
+    private let keyringSink: AsyncStream<KeyringJob>.Continuation
+
+    /// Creates a driver. `random` returns numbers in 0..<1 for jitter.
+    public init(profile: String, server: String, store: any SessionStore, api: any GoTrueAPI,
+                clock: any WallClock = SystemClock(), timer: any RefreshTimer = DispatchWallTimer(),
+                policy: RefreshPolicy = RefreshPolicy(), logger: Logger,
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.profile = profile
+        self.server = server
+        self.machine = SessionMachine(policy: policy)
+        self.store = store
+        self.api = api
+        self.clock = clock
+        self.timer = timer
+        self.random = random
+        var logger = logger
+        logger[metadataKey: "session.profile"] = "\(profile)"
+        self.logger = logger
+        (jobs, jobSink) = AsyncStream.makeStream()
+        (keyringJobs, keyringSink) = AsyncStream.makeStream()
+    }
+
+    /// Loads the stored session, then serves until cancelled or asked to shut down gracefully.
+    public func run() async {
+        await cancelWhenGracefulShutdown { await self.serve() }
+        timer.cancel()
+    }
+
+    private func serve() async {
+        await loadStoredSession()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.runKeyringJobs() }
+            for await job in jobs {
+                switch job {
+                case .timerFired:
+                    apply(machine.timerFired(now: clock.now()))
+                case .refresh(let refreshToken, let generation):
+                    group.addTask { await self.refresh(refreshToken, generation: generation) }
+                }
+            }
+            keyringSink.finish()
+        }
+    }
+
+    /// Whether the stored session has been read (readiness for systemd).
+    public var isLoaded: Bool { loaded }
+
+    // MARK: Requests
+
+    /// A token valid for at least `minimum` seconds, refreshing first when needed.
+    public func token(validFor minimum: TimeInterval) async -> Result<IssuedToken, TokenFailure> {
+        let id = makeRequestID()
+        return await withCheckedContinuation { continuation in
+            answers[id] = continuation
+            apply(machine.tokenRequested(id, validFor: minimum, now: clock.now()))
+        }
+    }
+
+    /// Signs in with email and password; returns once the new session is in the keyring (or in
+    /// memory, if the keyring refused it).
+    public func signIn(email: String, password: String) async -> Result<Void, SignInFailure> {
+        let grant: SessionGrant
+        do {
+            grant = try await api.signIn(email: email, password: password)
+        } catch {
+            logger.info("sign-in refused", metadata: ["error": "\(error.localizedDescription)"])
+            return .failure(.server(error))
+        }
+        let id = makeRequestID()
+        let now = clock.now()
+        let answer = await withCheckedContinuation { continuation in
+            answers[id] = continuation
+            apply(machine.signedIn(Session(grant: grant, receivedAt: now), request: id, now: now))
+        }
+        logger.info("signed in", metadata: ["user.id": "\(grant.user.id)"])
+        return answer.map { _ in () }.mapError { .replaced($0) }
+    }
+
+    /// Signs out. `local` and `global` end the session here at once and then tell the server;
+    /// `others` only asks the server to end the user's other sessions.
+    public func signOut(scope: SignOutScope) async -> (confirmed: Bool, detail: String?) {
+        guard let session = machine.session else { return (true, nil) }
+        if scope != .others {
+            apply(machine.signOutRequested(now: clock.now()))
+            logger.info("signed out", metadata: ["sign_out.scope": "\(scope.rawValue)"])
+        }
+        var accessToken = session.accessToken
+        if scope == .others {
+            guard case .success(let fresh) = await token(validFor: 30) else { return (false, "no valid access token to sign out with") }
+            accessToken = fresh.accessToken
+        } else if session.remaining(at: clock.now()) < 30 {
+            // An expired access token gets `bad_jwt` from /logout and leaves the server session alive:
+            // use the refresh token one last time to get a token that the server accepts.
+            if let grant = try? await api.refresh(refreshToken: session.refreshToken) { accessToken = grant.accessToken }
+        }
+        do {
+            try await api.signOut(accessToken: accessToken, scope: scope)
+            return (true, nil)
+        } catch .http(let status, _, _, _) where [401, 403, 404].contains(status) {
+            return (true, nil) // the server no longer knows the session: it is over there too
+        } catch {
+            logger.notice("server did not confirm sign-out", metadata: ["error": "\(error.localizedDescription)"])
+            return (false, error.localizedDescription)
+        }
+    }
+
+    /// The current status, without tokens.
+    public func status() -> SessionStatus {
+        StatusMapper.status(of: machine, profile: profile, server: server)
+    }
+
+    /// Registers `send` for this profile's events. `acknowledge` runs first, then `send` gets an
+    /// `INITIAL_SESSION` snapshot, then every change, all in order.
+    public func subscribe(_ subscriber: UInt64, acknowledge: @Sendable () -> Void, send: @escaping @Sendable (AuthEventMessage) -> Void) {
+        acknowledge()
+        let expired = machine.session.map { $0.remaining(at: clock.now()) <= 0 } ?? false
+        send(StatusMapper.event(.initialSession(expired: expired), machine: machine, profile: profile, server: server))
+        subscribers[subscriber] = send
+    }
+
+    /// Drops a subscriber.
+    public func unsubscribe(_ subscriber: UInt64) {
+        subscribers[subscriber] = nil
+    }
+
+    // MARK: Carrying out actions
+
+    private func apply(_ actions: [SessionAction]) {
+        for action in actions {
+            switch action {
+            case .refresh(let refreshToken, let generation):
+                jobSink.yield(.refresh(refreshToken: refreshToken, generation: generation))
+            case .store(let session, let generation):
+                keyringSink.yield(.store(session, generation: generation))
+            case .delete:
+                keyringSink.yield(.delete)
+            case .emit(let event):
+                let message = StatusMapper.event(event, machine: machine, profile: profile, server: server)
+                logger.debug("event", metadata: ["event.name": "\(message.event)"])
+                for send in subscribers.values { send(message) }
+            case .answer(let id, let result):
+                answers.removeValue(forKey: id)?.resume(returning: result)
+            case .armTimer(let deadline):
+                let sink = jobSink
+                timer.arm(at: deadline) { sink.yield(.timerFired) }
+            case .cancelTimer:
+                timer.cancel()
+            }
+        }
+    }
+
+    private func loadStoredSession() async {
+        do {
+            let stored = try await store.load(profile: profile)
+            logger.info(stored == nil ? "no stored session" : "restored stored session")
+            apply(machine.storedSessionLoaded(stored, now: clock.now(), random: random()))
+        } catch {
+            logger.error("cannot read the stored session", metadata: ["error": "\(error.localizedDescription)"])
+            apply(machine.storedSessionUnavailable(error))
+        }
+        loaded = true
+    }
+
+    private func refresh(_ refreshToken: String, generation: UInt64) async {
+        do {
+            let grant = try await api.refresh(refreshToken: refreshToken)
+            apply(machine.refreshSucceeded(grant, generation: generation, now: clock.now()))
+        } catch {
+            switch error.refreshClass {
+            case .fatal(let code): logger.warning("server ended the session", metadata: ["error.code": "\(code)"])
+            case .transient: logger.notice("refresh failed; keeping the session", metadata: ["error": "\(error.localizedDescription)"])
+            }
+            apply(machine.refreshFailed(error, generation: generation, now: clock.now(), random: random()))
+        }
+    }
+
+    private func runKeyringJobs() async {
+        for await job in keyringJobs {
+            switch job {
+            case .store(let session, let generation):
+                var failure: StoreFailure?
+                do { try await store.save(session, profile: profile) } catch {
+                    failure = error
+                    logger.error("keyring write failed; serving the session from memory", metadata: ["error": "\(error.localizedDescription)"])
+                }
+                apply(machine.storeFinished(generation: generation, failure: failure, now: clock.now(), random: random()))
+            case .delete:
+                do { try await store.delete(profile: profile) } catch {
+                    logger.error("keyring delete failed", metadata: ["error": "\(error.localizedDescription)"])
+                }
+            }
+        }
+    }
+
+    private func makeRequestID() -> RequestID {
+        nextRequest += 1
+        return RequestID(nextRequest)
+    }
+}
+
+/// Why a sign-in did not produce a session.
+public enum SignInFailure: Error, Sendable {
+    /// GoTrue refused or could not be reached.
+    case server(ServerFailure)
+    /// Another sign-in or a sign-out overtook this one.
+    case replaced(TokenFailure)
+}

@@ -1,0 +1,73 @@
+import AuthCore
+import AuthProtocol
+import Foundation
+
+/// Turns the machine's state and events into wire types. The one place that decides what a
+/// client may see of a session: user and expiry, never a token.
+enum StatusMapper {
+    static func status(of machine: SessionMachine, profile: String, server: String) -> SessionStatus {
+        let state: String
+        switch machine.phase {
+        case .loading: state = "loading"
+        case .signedOut: state = "signed_out"
+        case .storeUnavailable: state = "keyring_unavailable"
+        case .signedIn: state = "signed_in"
+        case .refreshing: state = "refreshing"
+        case .persisting: state = machine.session == nil ? "signing_in" : "refreshing"
+        }
+        var status = SessionStatus(profile: profile, state: state, server: server)
+        if case .signedOut(let reason?) = machine.phase { status.signOutReason = reason.code }
+        if let session = machine.session {
+            status.user = SessionStatus.User(id: session.user.id, email: session.user.email, phone: session.user.phone)
+            status.expiresAt = Int64(session.expiresAt.timeIntervalSince1970.rounded(.down))
+        }
+        if let degraded = machine.degraded {
+            status.degraded = SessionStatus.Degraded(reason: degraded.reason.rawValue, detail: degraded.detail,
+                                                     retryAt: Int64(degraded.retryAt.timeIntervalSince1970.rounded(.up)))
+        }
+        switch (machine.phase, machine.keyringFailure) {
+        case (.storeUnavailable(let failure), _), (_, let failure?):
+            status.keyring = "unavailable"
+            status.keyringDetail = failure.localizedDescription
+        default:
+            break
+        }
+        return status
+    }
+
+    static func event(_ event: SessionEvent, machine: SessionMachine, profile: String, server: String) -> AuthEventMessage {
+        let status = status(of: machine, profile: profile, server: server)
+        switch event {
+        case .initialSession(let expired):
+            return AuthEventMessage(event: "INITIAL_SESSION", profile: profile, status: status, expired: expired)
+        case .signedIn:
+            return AuthEventMessage(event: "SIGNED_IN", profile: profile, status: status)
+        case .signedOut(let reason):
+            return AuthEventMessage(event: "SIGNED_OUT", profile: profile, status: status, reason: reason.code)
+        case .tokenRefreshed:
+            return AuthEventMessage(event: "TOKEN_REFRESHED", profile: profile, status: status)
+        case .refreshing:
+            return AuthEventMessage(event: "REFRESHING", profile: profile, status: status)
+        case .refreshFailing(let reason, _, _):
+            return AuthEventMessage(event: "REFRESH_FAILING", profile: profile, status: status, reason: reason.rawValue)
+        case .keyringUnavailable:
+            return AuthEventMessage(event: "KEYRING_UNAVAILABLE", profile: profile, status: status, reason: "keyring_unavailable")
+        }
+    }
+
+    /// The JSON-RPC error for a failed token request.
+    static func error(_ failure: TokenFailure) -> RPCErrorObject {
+        switch failure {
+        case .notSignedIn(let reason):
+            let why = reason.map { " (session ended: \($0.code))" } ?? ""
+            return .application(.notSignedIn, "not signed in\(why): run 'authctl login'")
+        case .refreshFailing(let reason, let detail):
+            let wire: ErrorReason = reason == .offline ? .offline : (reason == .rateLimited ? .rateLimited : .serverError)
+            return .application(wire, "the token has expired and cannot be refreshed right now (\(detail)); the session is kept and retried")
+        case .storeUnavailable(let failure):
+            return .application(.keyringUnavailable, failure.localizedDescription)
+        case .minimumValidityTooLong(let requested, let lifetime):
+            return .application(.minValidityTooLong, "tokens of this project live \(Int(lifetime)) s; a minimum validity of \(Int(requested)) s can never be met")
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking, newline-framed connection to a Unix socket. Small on purpose: short-lived clients
+/// (authctl, scripts) pay nothing for an event loop they would use once.
+public final class LineConnection: @unchecked Sendable {
+    // Unchecked: the fd and buffer are used from one thread at a time by contract (one caller).
+    private let fd: Int32
+    private var buffer = Data()
+    private var closed = false
+    /// The longest line accepted from the daemon.
+    public let maxLineLength: Int
+
+    private init(fd: Int32, maxLineLength: Int) {
+        self.fd = fd
+        self.maxLineLength = maxLineLength
+    }
+
+    deinit { close() }
+
+    /// Connects to the socket at `path`.
+    public static func connect(path: String, maxLineLength: Int = 1 << 20) throws(IPCError) -> LineConnection {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard path.utf8.count < capacity else {
+            Glibc.close(fd)
+            throw .io("socket path is longer than \(capacity - 1) bytes: \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8)
+            raw[path.utf8.count] = 0
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if result != 0 {
+            let code = errno
+            Glibc.close(fd)
+            if code == ENOENT || code == ECONNREFUSED || code == ENOTDIR {
+                throw .daemonNotRunning(path: path)
+            }
+            throw .io("connect to \(path): \(String(cString: strerror(code)))")
+        }
+        return LineConnection(fd: fd, maxLineLength: maxLineLength)
+    }
+
+    /// Sets how long `readLine` may block; nil waits forever.
+    public func setReadTimeout(_ seconds: TimeInterval?) {
+        var value = timeval()
+        if let seconds {
+            value.tv_sec = Int(seconds)
+            value.tv_usec = Int((seconds - Double(Int(seconds))) * 1_000_000)
+        }
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Writes all of `data`.
+    public func write(_ data: Data) throws(IPCError) {
+        var failure: IPCError?
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < raw.count {
+                let written = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno == EPIPE || errno == ECONNRESET ? .closedByDaemon : .io("write: \(String(cString: strerror(errno)))")
+                    return
+                }
+                offset += written
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Reads one line without its newline; nil when the daemon closed the connection.
+    public func readLine() throws(IPCError) -> Data? {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = buffer[buffer.startIndex..<newline]
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return Data(line)
+            }
+            if buffer.count > maxLineLength { throw .io("the daemon sent a line longer than \(maxLineLength) bytes") }
+            var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count == 0 { return nil }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { throw .timedOut }
+                if errno == ECONNRESET { return nil }
+                throw .io("read: \(String(cString: strerror(errno)))")
+            }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// Closes the connection; further calls fail.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
+    }
+}
+
+/// Why talking to the daemon failed.
+public enum IPCError: Error, Sendable, Equatable {
+    /// Nothing listens on the socket.
+    case daemonNotRunning(path: String)
+    /// The daemon did not answer in time.
+    case timedOut
+    /// The daemon closed the connection.
+    case closedByDaemon
+    /// Any other socket error.
+    case io(String)
+}
+
+extension IPCError: LocalizedError {
+    /// What happened and what to do.
+    public var errorDescription: String? {
+        switch self {
+        case .daemonNotRunning(let path):
+            return "authd is not running (nothing listens on \(path)). Start it with 'systemctl --user start authd.socket', or run 'authd' in a terminal"
+        case .timedOut: return "authd did not answer in time"
+        case .closedByDaemon: return "authd closed the connection"
+        case .io(let detail): return "cannot talk to authd: \(detail)"
+        }
+    }
+}

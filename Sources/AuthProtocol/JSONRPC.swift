@@ -1,0 +1,133 @@
+import Foundation
+
+/// The protocol version spoken on the socket. Major changes break clients; minor ones add fields.
+public enum ProtocolVersion {
+    /// The current version, `major.minor`.
+    public static let current = "1.0"
+}
+
+/// A JSON-RPC 2.0 request id: a number or a string (`null` is carried as an absent id).
+public enum RPCID: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// A numeric id.
+    case number(Int64)
+    /// A string id.
+    case string(String)
+
+    /// Decodes a number or a string.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int64.self) { self = .number(number); return }
+        self = .string(try container.decode(String.self))
+    }
+
+    /// Encodes the number or string.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let number): try container.encode(number)
+        case .string(let string): try container.encode(string)
+        }
+    }
+
+    /// The id as text, for logs.
+    public var description: String {
+        switch self {
+        case .number(let number): return String(number)
+        case .string(let string): return "\"\(string)\""
+        }
+    }
+}
+
+/// A JSON-RPC error object.
+public struct RPCErrorObject: Codable, Sendable, Equatable, Error {
+    /// The numeric code: the standard -327xx ones, or `applicationError` with a `data.reason`.
+    public var code: Int
+    /// A one-line message for people, saying what to do next.
+    public var message: String
+    /// Machine-readable details.
+    public var data: RPCErrorData?
+
+    /// Creates an error object.
+    public init(code: Int, message: String, data: RPCErrorData? = nil) {
+        self.code = code
+        self.message = message
+        self.data = data
+    }
+
+    /// -32700: the line is not JSON.
+    public static let parseErrorCode = -32700
+    /// -32600: JSON, but not a JSON-RPC 2.0 request.
+    public static let invalidRequestCode = -32600
+    /// -32601: no such method.
+    public static let methodNotFoundCode = -32601
+    /// -32602: the parameters do not fit the method.
+    public static let invalidParamsCode = -32602
+    /// -32603: the daemon failed inside.
+    public static let internalErrorCode = -32603
+    /// -32000: an application error; `data.reason` says which.
+    public static let applicationErrorCode = -32000
+
+    /// An application error with a stable reason.
+    public static func application(_ reason: ErrorReason, _ message: String) -> RPCErrorObject {
+        RPCErrorObject(code: applicationErrorCode, message: message, data: RPCErrorData(reason: reason.rawValue))
+    }
+
+    /// The reason, when the daemon gave one this client knows.
+    public var reason: ErrorReason? { data?.reason.flatMap(ErrorReason.init(rawValue:)) }
+}
+
+/// The `data` member of an error.
+public struct RPCErrorData: Codable, Sendable, Equatable {
+    /// A stable reason code (see `ErrorReason`). Clients must accept reasons they do not know.
+    public var reason: String?
+    /// Creates error data.
+    public init(reason: String?) { self.reason = reason }
+}
+
+/// Stable reasons carried in `error.data.reason`.
+public enum ErrorReason: String, Sendable, Codable, CaseIterable {
+    /// No session: sign in with `authctl login`.
+    case notSignedIn = "not_signed_in"
+    /// The server cannot be reached and the token has expired.
+    case offline
+    /// The server keeps failing (5xx) and the token has expired.
+    case serverError = "server_error"
+    /// The server rate-limits us and the token has expired.
+    case rateLimited = "rate_limited"
+    /// The email or password is wrong.
+    case invalidCredentials = "invalid_credentials"
+    /// The server refused a sign-in for another reason (the message says which).
+    case signInRejected = "sign_in_rejected"
+    /// The keyring could not be used.
+    case keyringUnavailable = "keyring_unavailable"
+    /// The requested minimum validity exceeds the token lifetime.
+    case minValidityTooLong = "min_validity_too_long"
+    /// The named profile does not exist.
+    case unknownProfile = "unknown_profile"
+}
+
+/// Any inbound line after the envelope was checked: the method name and the raw line to decode params from.
+public struct RPCRequestEnvelope: Sendable {
+    /// The id; nil for a notification.
+    public var id: RPCID?
+    /// The method name.
+    public var method: String
+    /// The raw line, decoded again for the method's parameters.
+    public var raw: Data
+}
+
+/// An outbound notification (an event).
+public struct RPCNotification<Params: Encodable & Sendable>: Encodable, Sendable {
+    /// Always "2.0".
+    public let jsonrpc = "2.0"
+    /// The notification name.
+    public var method: String
+    /// Its parameters.
+    public var params: Params
+
+    /// Creates a notification.
+    public init(method: String, params: Params) {
+        self.method = method
+        self.params = params
+    }
+}

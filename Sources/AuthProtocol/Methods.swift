@@ -1,0 +1,186 @@
+import Foundation
+
+/// One JSON-RPC method: its name and the types of its parameters and result.
+public protocol RPCMethod: Sendable {
+    /// The parameters a client sends.
+    associatedtype Parameters: Codable & Sendable
+    /// What the daemon answers.
+    associatedtype Result: Codable & Sendable
+    /// The method's wire name, `noun.verb`.
+    static var name: String { get }
+}
+
+/// The methods authd serves. Field names on the wire are snake_case, as in GoTrue's JSON.
+public enum Methods {
+    /// Every method, for checking that each one has a handler.
+    public static let allNames: [String] = [
+        Hello.name, Status.name, Token.name, SignInWithPassword.name, SignOut.name, Subscribe.name,
+    ]
+
+    /// `hello`: the version handshake.
+    public enum Hello: RPCMethod {
+        public static let name = "hello"
+        /// What the client says about itself (display only: identity comes from the socket).
+        public struct Parameters: Codable, Sendable, Equatable {
+            /// A display name for the client.
+            public var client: String?
+            /// The protocol version the client speaks.
+            public var protocolVersion: String?
+            /// Creates hello parameters.
+            public init(client: String? = nil, protocolVersion: String? = ProtocolVersion.current) {
+                self.client = client
+                self.protocolVersion = protocolVersion
+            }
+            enum CodingKeys: String, CodingKey { case client, protocolVersion = "protocol_version" }
+        }
+        /// The daemon's answer.
+        public struct Result: Codable, Sendable, Equatable {
+            /// The protocol version the daemon speaks.
+            public var protocolVersion: String
+            /// The daemon's software version.
+            public var daemonVersion: String
+            /// Optional features this daemon has.
+            public var capabilities: [String]
+            /// The profiles configured.
+            public var profiles: [String]
+            /// The default profile.
+            public var defaultProfile: String
+            /// Creates a hello result.
+            public init(protocolVersion: String, daemonVersion: String, capabilities: [String], profiles: [String], defaultProfile: String) {
+                self.protocolVersion = protocolVersion
+                self.daemonVersion = daemonVersion
+                self.capabilities = capabilities
+                self.profiles = profiles
+                self.defaultProfile = defaultProfile
+            }
+            enum CodingKeys: String, CodingKey {
+                case protocolVersion = "protocol_version", daemonVersion = "daemon_version", capabilities, profiles
+                case defaultProfile = "default_profile"
+            }
+        }
+    }
+
+    /// `session.status`: the state of a profile's session, without any token.
+    public enum Status: RPCMethod {
+        public static let name = "session.status"
+        public typealias Parameters = ProfileParameters
+        public typealias Result = SessionStatus
+    }
+
+    /// `session.token`: an access token valid for at least `min_validity` seconds.
+    public enum Token: RPCMethod {
+        public static let name = "session.token"
+        /// Token request parameters.
+        public struct Parameters: Codable, Sendable, Equatable {
+            /// The profile; the default one when absent.
+            public var profile: String?
+            /// Seconds the token must stay valid; a refresh happens first when it would not.
+            public var minValidity: Int?
+            /// Creates token parameters.
+            public init(profile: String? = nil, minValidity: Int? = nil) {
+                self.profile = profile
+                self.minValidity = minValidity
+            }
+            enum CodingKeys: String, CodingKey { case profile, minValidity = "min_validity" }
+        }
+        /// The token.
+        public struct Result: Codable, Sendable, Equatable {
+            /// The bearer token (a JWT).
+            public var accessToken: String
+            /// Always "bearer".
+            public var tokenType: String
+            /// Expiry as Unix seconds on the daemon's clock.
+            public var expiresAt: Int64
+            /// Seconds left when the answer was made.
+            public var expiresIn: Int64
+            /// Creates a token result.
+            public init(accessToken: String, tokenType: String = "bearer", expiresAt: Int64, expiresIn: Int64) {
+                self.accessToken = accessToken
+                self.tokenType = tokenType
+                self.expiresAt = expiresAt
+                self.expiresIn = expiresIn
+            }
+            enum CodingKeys: String, CodingKey {
+                case accessToken = "access_token", tokenType = "token_type", expiresAt = "expires_at", expiresIn = "expires_in"
+            }
+        }
+    }
+
+    /// `session.signInWithPassword`: email + password sign-in.
+    public enum SignInWithPassword: RPCMethod {
+        public static let name = "session.signInWithPassword"
+        /// Credentials.
+        public struct Parameters: Codable, Sendable, Equatable {
+            /// The profile; the default one when absent.
+            public var profile: String?
+            /// The email address.
+            public var email: String
+            /// The password. Never logged, never echoed back.
+            public var password: String
+            /// Creates sign-in parameters.
+            public init(profile: String? = nil, email: String, password: String) {
+                self.profile = profile
+                self.email = email
+                self.password = password
+            }
+        }
+        public typealias Result = SessionStatus
+    }
+
+    /// `session.signOut`: end the session with a scope.
+    public enum SignOut: RPCMethod {
+        public static let name = "session.signOut"
+        /// Sign-out parameters.
+        public struct Parameters: Codable, Sendable, Equatable {
+            /// The profile; the default one when absent.
+            public var profile: String?
+            /// `local` (default), `global` or `others`.
+            public var scope: String?
+            /// Creates sign-out parameters.
+            public init(profile: String? = nil, scope: String? = nil) {
+                self.profile = profile
+                self.scope = scope
+            }
+        }
+        /// The outcome.
+        public struct Result: Codable, Sendable, Equatable {
+            /// The status after the sign-out.
+            public var status: SessionStatus
+            /// Whether the server confirmed the sign-out (false when it was unreachable).
+            public var serverConfirmed: Bool
+            /// Why the server did not confirm, when it did not.
+            public var serverDetail: String?
+            /// Creates a sign-out result.
+            public init(status: SessionStatus, serverConfirmed: Bool, serverDetail: String?) {
+                self.status = status
+                self.serverConfirmed = serverConfirmed
+                self.serverDetail = serverDetail
+            }
+            enum CodingKeys: String, CodingKey {
+                case status, serverConfirmed = "server_confirmed", serverDetail = "server_detail"
+            }
+        }
+    }
+
+    /// `events.subscribe`: answered with `{"subscribed":true}`, followed by an `INITIAL_SESSION`
+    /// event carrying the current status, then every change as an `event` notification.
+    public enum Subscribe: RPCMethod {
+        public static let name = "events.subscribe"
+        public typealias Parameters = ProfileParameters
+        /// The acknowledgement.
+        public struct Result: Codable, Sendable, Equatable {
+            /// Always true.
+            public var subscribed: Bool
+            /// Creates the acknowledgement.
+            public init(subscribed: Bool = true) { self.subscribed = subscribed }
+        }
+    }
+}
+
+/// Parameters that only name a profile.
+public struct ProfileParameters: Codable, Sendable, Equatable {
+    /// The profile; the default one when absent.
+    public var profile: String?
+    /// Creates profile parameters.
+    public init(profile: String? = nil) { self.profile = profile }
+}

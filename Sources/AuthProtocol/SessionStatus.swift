@@ -1,0 +1,105 @@
+import Foundation
+
+/// The state of one profile's session as clients see it. Holds no token.
+public struct SessionStatus: Codable, Sendable, Equatable {
+    /// The profile name.
+    public var profile: String
+    /// `loading`, `signed_out`, `signed_in`, `refreshing` or `keyring_unavailable`.
+    public var state: String
+    /// The signed-in user.
+    public var user: User?
+    /// The access token's expiry as Unix seconds.
+    public var expiresAt: Int64?
+    /// Why the session ended, when it ended while the daemon ran.
+    public var signOutReason: String?
+    /// Set while refreshing fails transiently.
+    public var degraded: Degraded?
+    /// `ok` or `unavailable`.
+    public var keyring: String
+    /// Why the keyring is unavailable.
+    public var keyringDetail: String?
+    /// The Supabase project URL.
+    public var server: String
+
+    /// Creates a status.
+    public init(profile: String, state: String, user: User? = nil, expiresAt: Int64? = nil, signOutReason: String? = nil,
+                degraded: Degraded? = nil, keyring: String = "ok", keyringDetail: String? = nil, server: String) {
+        self.profile = profile
+        self.state = state
+        self.user = user
+        self.expiresAt = expiresAt
+        self.signOutReason = signOutReason
+        self.degraded = degraded
+        self.keyring = keyring
+        self.keyringDetail = keyringDetail
+        self.server = server
+    }
+
+    /// The signed-in user as shown in status.
+    public struct User: Codable, Sendable, Equatable {
+        /// The user's UUID.
+        public var id: String
+        /// The email.
+        public var email: String?
+        /// The phone.
+        public var phone: String?
+        /// Creates a user.
+        public init(id: String, email: String?, phone: String?) {
+            self.id = id
+            self.email = email
+            self.phone = phone
+        }
+    }
+
+    /// Transient refresh trouble.
+    public struct Degraded: Codable, Sendable, Equatable {
+        /// `offline`, `server_error` or `rate_limited`.
+        public var reason: String
+        /// A one-line explanation.
+        public var detail: String
+        /// When the next attempt is due, Unix seconds.
+        public var retryAt: Int64
+        /// Creates a degraded description.
+        public init(reason: String, detail: String, retryAt: Int64) {
+            self.reason = reason
+            self.detail = detail
+            self.retryAt = retryAt
+        }
+        enum CodingKeys: String, CodingKey { case reason, detail, retryAt = "retry_at" }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case profile, state, user, expiresAt = "expires_at", signOutReason = "sign_out_reason", degraded, keyring
+        case keyringDetail = "keyring_detail", server
+    }
+
+    /// Whether a session is held.
+    public var isSignedIn: Bool { state == "signed_in" || state == "refreshing" }
+}
+
+/// The `event` notification's parameters.
+public struct AuthEventMessage: Codable, Sendable, Equatable {
+    /// The notification method name for events.
+    public static let method = "event"
+
+    /// `INITIAL_SESSION`, `SIGNED_IN`, `SIGNED_OUT`, `TOKEN_REFRESHED`, `REFRESHING`,
+    /// `REFRESH_FAILING` or `KEYRING_UNAVAILABLE`. Clients must ignore names they do not know.
+    public var event: String
+    /// The profile it concerns.
+    public var profile: String
+    /// The status after the change.
+    public var status: SessionStatus
+    /// For `SIGNED_OUT`, why; for `REFRESH_FAILING`, the degraded reason.
+    public var reason: String?
+    /// For `INITIAL_SESSION`, whether the stored token had already expired.
+    public var expired: Bool?
+
+    /// Creates an event message.
+    public init(event: String, profile: String, status: SessionStatus, reason: String? = nil, expired: Bool? = nil) {
+        self.event = event
+        self.profile = profile
+        self.status = status
+        self.reason = reason
+        self.expired = expired
+    }
+}

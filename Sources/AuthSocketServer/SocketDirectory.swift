@@ -1,0 +1,52 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Prepares the directory that holds the socket and refuses to run where it would be unsafe.
+enum SocketDirectory {
+    /// Creates the socket's directory (0700) if needed, checks it is ours and private, and fails if
+    /// another daemon already answers on the socket (so we never steal a live socket).
+    static func prepare(forSocketAt path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        if mkdir(directory, 0o700) != 0, errno != EEXIST {
+            throw SocketSetupError("cannot create \(directory): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard stat(directory, &info) == 0 else {
+            throw SocketSetupError("cannot inspect \(directory): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_uid == getuid() else {
+            throw SocketSetupError("\(directory) belongs to uid \(info.st_uid), not to us (uid \(getuid())); refusing to listen there")
+        }
+        if info.st_mode & 0o022 != 0 {
+            throw SocketSetupError("\(directory) is writable by others (mode \(String(info.st_mode & 0o777, radix: 8))); fix it with 'chmod 700 \(directory)'")
+        }
+        if isLive(path) {
+            throw SocketSetupError("another authd is already listening on \(path)")
+        }
+    }
+
+    private static func isLive(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            let bytes = Array(path.utf8.prefix(raw.count - 1))
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+        }
+    }
+}
+
+/// The socket could not be set up safely.
+public struct SocketSetupError: Error, LocalizedError {
+    /// What went wrong and what to do.
+    public let errorDescription: String?
+    init(_ message: String) { errorDescription = message }
+}

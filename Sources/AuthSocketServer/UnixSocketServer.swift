@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Listens on a Unix socket and feeds newline-framed requests to a `SocketRequestHandler`.
+///
+/// Every connection is a child task of `run()`, and every request a child task of its
+/// connection, so nothing outlives the server. Peers whose uid differs from ours are closed
+/// before a byte of theirs is read.
+public final class UnixSocketServer: Service, Sendable {
+    private let path: String
+    private let handler: any SocketRequestHandler
+    private let logger: Logger
+    private let maxLineLength: Int
+    private let group: MultiThreadedEventLoopGroup
+    private let connectionIDs = ManagedAtomicCounter()
+    private let readiness: @Sendable () -> Void
+
+    /// Creates a server for `path`; `onListening` runs once the socket accepts connections.
+    public init(path: String, handler: any SocketRequestHandler, logger: Logger, maxLineLength: Int = 64 * 1024,
+                onListening: @escaping @Sendable () -> Void = {}) {
+        self.path = path
+        self.handler = handler
+        self.logger = logger
+        self.maxLineLength = maxLineLength
+        self.group = MultiThreadedEventLoopGroup.singleton
+        self.readiness = onListening
+    }
+
+    /// Binds, serves until graceful shutdown or cancellation, then closes and removes the socket.
+    public func run() async throws {
+        try SocketDirectory.prepare(forSocketAt: path)
+        let ownUID = getuid()
+        let maxLineLength = self.maxLineLength
+        let logger = self.logger
+        let server = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
+                Self.peerCredentials(of: channel).flatMapThrowing { peer -> (NIOAsyncChannel<InboundFrame, ByteBuffer>, PeerCredentials) in
+                    guard peer.uid == ownUID else {
+                        logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
+                        throw PeerRefused()
+                    }
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: maxLineLength)))
+                    return (try NIOAsyncChannel(wrappingChannelSynchronously: channel), peer)
+                }
+            }
+        chmod(path, 0o600)
+        logger.info("listening", metadata: ["socket.path": "\(path)"])
+        readiness()
+        defer { unlink(path) }
+
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { connections in
+                try await server.executeThenClose { inbound in
+                    for try await (channel, peer) in inbound {
+                        let id = connectionIDs.next()
+                        connections.addTask { await self.serve(channel, peer: peer, id: id) }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            server.channel.close(promise: nil)
+        }
+    }
+
+    private func serve(_ channel: NIOAsyncChannel<InboundFrame, ByteBuffer>, peer: PeerCredentials, id: UInt64) async {
+        let (lines, continuation) = AsyncStream<Data>.makeStream()
+        let context = ConnectionContext(id: id, peer: peer, outbox: Outbox(continuation: continuation))
+        logger.debug("connection opened", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
+        do {
+            try await channel.executeThenClose { inbound, outbound in
+                await withDiscardingTaskGroup { tasks in
+                    tasks.addTask {
+                        // The single writer: answers and events leave in the order they were queued.
+                        for await line in lines {
+                            do { try await outbound.write(ByteBuffer(bytes: line)) } catch { break }
+                        }
+                        continuation.finish()
+                    }
+                    await withDiscardingTaskGroup { requests in
+                        do {
+                            for try await frame in inbound {
+                                switch frame {
+                                case .line(let buffer):
+                                    let data = Data(buffer.readableBytesView)
+                                    requests.addTask { await self.handler.handle(line: data, connection: context) }
+                                case .tooLong:
+                                    logger.notice("request line too long; closing", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
+                                    continuation.yield(handler.lineTooLongResponse(limit: maxLineLength))
+                                    return
+                                }
+                            }
+                        } catch {
+                            logger.debug("connection read ended", metadata: ["connection.id": "\(id)", "error": "\(error)"])
+                        }
+                    }
+                    // Subscribers keep the connection open; once the client is gone, nothing more is sent.
+                    await handler.connectionClosed(context)
+                    continuation.finish()
+                }
+            }
+        } catch {
+            logger.debug("connection ended with an error", metadata: ["connection.id": "\(id)", "error": "\(error)"])
+        }
+        logger.debug("connection closed", metadata: ["connection.id": "\(id)"])
+    }
+
+    private static func peerCredentials(of channel: Channel) -> EventLoopFuture<PeerCredentials> {
+        guard let provider = channel as? SocketOptionProvider else {
+            return channel.eventLoop.makeFailedFuture(PeerRefused())
+        }
+        return provider.unsafeGetSocketOption(level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET),
+                                              name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
+    }
+}
+
+/// A peer that failed the uid check.
+struct PeerRefused: Error {}
+
+/// A counter for connection ids.
+final class ManagedAtomicCounter: Sendable {
+    private let value = Atomic<UInt64>(0)
+    func next() -> UInt64 { value.add(1, ordering: .relaxed).newValue }
+}

@@ -1,0 +1,126 @@
+import AuthIPC
+import AuthProtocol
+import Foundation
+
+/// A connection to the authd daemon: typed calls and the event stream.
+///
+/// Blocking and single-threaded by design (one caller at a time): it is what a CLI or a script
+/// helper needs, and it starts without an event loop.
+public final class AuthdConnection: @unchecked Sendable {
+    // Unchecked: used by one caller at a time, like the `LineConnection` it wraps.
+    private let connection: LineConnection
+    private var nextID: Int64 = 0
+    private var pendingEvents: [AuthEventMessage] = []
+
+    /// The socket path in use.
+    public let socketPath: String
+
+    private init(connection: LineConnection, socketPath: String) {
+        self.connection = connection
+        self.socketPath = socketPath
+    }
+
+    /// Connects to the daemon at `socketPath` (default: `$AUTHD_SOCKET` or `$XDG_RUNTIME_DIR/authd/authd.sock`).
+    public static func connect(socketPath: String? = nil) throws(AuthdClientError) -> AuthdConnection {
+        let path: String
+        do { path = try socketPath ?? SocketPath.resolve() } catch { throw .daemonUnavailable(error.localizedDescription) }
+        do {
+            return AuthdConnection(connection: try LineConnection.connect(path: path), socketPath: path)
+        } catch {
+            throw .daemonUnavailable(error.localizedDescription)
+        }
+    }
+
+    /// Calls `method` and waits up to `timeout` seconds for its answer. Events that arrive in
+    /// between are kept for `nextEvent()`.
+    public func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters, timeout: TimeInterval = 30) throws(AuthdClientError) -> M.Result {
+        nextID += 1
+        let id = RPCID.number(nextID)
+        let request: Data
+        do { request = try RPCCodec.encodeRequest(method: M.name, params: parameters, id: id) } catch {
+            throw .protocolViolation("request could not be encoded")
+        }
+        connection.setReadTimeout(timeout)
+        try io { () throws(IPCError) in try connection.write(request) }
+        while true {
+            guard let line = try io({ () throws(IPCError) in try connection.readLine() }) else {
+                throw .daemonUnavailable(IPCError.closedByDaemon.localizedDescription)
+            }
+            let decoder = RPCCodec.makeDecoder()
+            guard let probe = try? decoder.decode(RPCInboundProbe.self, from: line) else {
+                throw .protocolViolation("authd sent a line that is not JSON")
+            }
+            if probe.id == nil, probe.method == AuthEventMessage.method {
+                if let event = try? decoder.decode(RPCNotificationIn<AuthEventMessage>.self, from: line) {
+                    pendingEvents.append(event.params)
+                }
+                continue
+            }
+            guard probe.id == id || probe.id == nil else { continue }
+            guard let response = try? decoder.decode(RPCResponse<M.Result>.self, from: line) else {
+                throw .protocolViolation("authd's answer to \(M.name) has an unexpected shape")
+            }
+            if let error = response.error { throw .rpc(error) }
+            guard let result = response.result else { throw .protocolViolation("authd's answer has neither result nor error") }
+            return result
+        }
+    }
+
+    /// Subscribes to events of `profile` (the default profile when nil). The first event is `INITIAL_SESSION`.
+    public func subscribe(profile: String? = nil) throws(AuthdClientError) {
+        _ = try call(Methods.Subscribe.self, ProfileParameters(profile: profile))
+    }
+
+    /// The next event; nil once the daemon has closed the connection.
+    public func nextEvent() throws(AuthdClientError) -> AuthEventMessage? {
+        if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
+        connection.setReadTimeout(nil)
+        while true {
+            guard let line = try io({ () throws(IPCError) in try connection.readLine() }) else { return nil }
+            if let notification = try? RPCCodec.makeDecoder().decode(RPCNotificationIn<AuthEventMessage>.self, from: line),
+               notification.method == AuthEventMessage.method {
+                return notification.params
+            }
+        }
+    }
+
+    /// Closes the connection.
+    public func close() { connection.close() }
+
+    private func io<T>(_ body: () throws(IPCError) -> T) throws(AuthdClientError) -> T {
+        do { return try body() } catch {
+            if case .timedOut = error { throw .timedOut }
+            throw .daemonUnavailable(error.localizedDescription)
+        }
+    }
+}
+
+/// An inbound notification.
+struct RPCNotificationIn<P: Decodable>: Decodable {
+    var method: String
+    var params: P
+}
+
+/// Why a call to the daemon failed.
+public enum AuthdClientError: Error, Sendable, Equatable {
+    /// The daemon is not running or the connection broke; the text says how to start it.
+    case daemonUnavailable(String)
+    /// The daemon did not answer in time.
+    case timedOut
+    /// The daemon answered with an error.
+    case rpc(RPCErrorObject)
+    /// The daemon said something this client does not understand.
+    case protocolViolation(String)
+}
+
+extension AuthdClientError: LocalizedError {
+    /// One line that says what happened and what to do.
+    public var errorDescription: String? {
+        switch self {
+        case .daemonUnavailable(let detail): return detail
+        case .timedOut: return "authd did not answer in time; check 'journalctl --user -u authd'"
+        case .rpc(let error): return error.message
+        case .protocolViolation(let detail): return "protocol error: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,126 @@
+#include "authd_secret.h"
+#include <libsecret/secret.h>
+#include <string.h>
+
+static const SecretSchema *authd_schema(void) {
+    static const SecretSchema schema = {
+        "dev.authd.Session", SECRET_SCHEMA_NONE,
+        {
+            { "profile", SECRET_SCHEMA_ATTRIBUTE_STRING },
+            { NULL, 0 },
+        }
+    };
+    return &schema;
+}
+
+static GHashTable *authd_attributes(const char *profile) {
+    GHashTable *attributes = g_hash_table_new(g_str_hash, g_str_equal);
+    g_hash_table_insert(attributes, (gpointer)"profile", (gpointer)profile);
+    return attributes;
+}
+
+static authd_secret_status fail(GError *error, const char *fallback, char **error_message) {
+    if (error_message != NULL) {
+        *error_message = g_strdup(error != NULL ? error->message : fallback);
+    }
+    if (error != NULL) g_error_free(error);
+    return AUTHD_SECRET_UNAVAILABLE;
+}
+
+/* The Secret Service proxy, connected and with its collections loaded. libsecret caches it. */
+static SecretService *authd_service(char **error_message) {
+    GError *error = NULL;
+    SecretService *service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION | SECRET_SERVICE_LOAD_COLLECTIONS, NULL, &error);
+    if (service == NULL) fail(error, "no Secret Service on the session bus", error_message);
+    return service;
+}
+
+/* Searches without unlocking; reports whether matching items exist and whether all are locked. */
+static authd_secret_status authd_find(SecretService *service, const char *profile, GList **items_out, char **error_message) {
+    GError *error = NULL;
+    GHashTable *attributes = authd_attributes(profile);
+    GList *items = secret_service_search_sync(service, authd_schema(), attributes,
+                                              SECRET_SEARCH_ALL | SECRET_SEARCH_LOAD_SECRETS, NULL, &error);
+    g_hash_table_unref(attributes);
+    if (error != NULL) return fail(error, NULL, error_message);
+    *items_out = items;
+    return items == NULL ? AUTHD_SECRET_NOT_FOUND : AUTHD_SECRET_OK;
+}
+
+authd_secret_status authd_secret_store(const char *profile, const char *label, const char *secret, char **error_message) {
+    SecretService *service = authd_service(error_message);
+    if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;
+    GError *error = NULL;
+    SecretCollection *collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT,
+                                                                    SECRET_COLLECTION_NONE, NULL, &error);
+    if (collection == NULL) {
+        g_object_unref(service);
+        return fail(error, "the Secret Service has no default collection (keyring)", error_message);
+    }
+    gboolean locked = secret_collection_get_locked(collection);
+    g_object_unref(collection);
+    if (locked) {
+        g_object_unref(service);
+        return AUTHD_SECRET_LOCKED;
+    }
+    GHashTable *attributes = authd_attributes(profile);
+    gboolean stored = secret_password_storev_sync(authd_schema(), attributes, SECRET_COLLECTION_DEFAULT,
+                                                  label, secret, NULL, &error);
+    g_hash_table_unref(attributes);
+    g_object_unref(service);
+    if (!stored) return fail(error, "the keyring refused to store the session", error_message);
+    return AUTHD_SECRET_OK;
+}
+
+authd_secret_status authd_secret_lookup(const char *profile, char **secret_out, char **error_message) {
+    *secret_out = NULL;
+    SecretService *service = authd_service(error_message);
+    if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;
+    GList *items = NULL;
+    authd_secret_status status = authd_find(service, profile, &items, error_message);
+    if (status == AUTHD_SECRET_OK) {
+        status = AUTHD_SECRET_LOCKED;
+        for (GList *node = items; node != NULL; node = node->next) {
+            SecretItem *item = node->data;
+            if (secret_item_get_locked(item)) continue;
+            SecretValue *value = secret_item_get_secret(item);
+            if (value == NULL) continue;
+            const gchar *text = secret_value_get_text(value);
+            if (text != NULL) {
+                *secret_out = g_strdup(text);
+                status = AUTHD_SECRET_OK;
+            }
+            secret_value_unref(value);
+            if (status == AUTHD_SECRET_OK) break;
+        }
+    }
+    g_list_free_full(items, g_object_unref);
+    g_object_unref(service);
+    return status;
+}
+
+authd_secret_status authd_secret_clear(const char *profile, char **error_message) {
+    SecretService *service = authd_service(error_message);
+    if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;
+    GList *items = NULL;
+    authd_secret_status status = authd_find(service, profile, &items, error_message);
+    if (status == AUTHD_SECRET_NOT_FOUND) {
+        g_object_unref(service);
+        return AUTHD_SECRET_OK;
+    }
+    for (GList *node = items; node != NULL && status == AUTHD_SECRET_OK; node = node->next) {
+        SecretItem *item = node->data;
+        if (secret_item_get_locked(item)) { status = AUTHD_SECRET_LOCKED; break; }
+        GError *error = NULL;
+        if (!secret_item_delete_sync(item, NULL, &error)) status = fail(error, NULL, error_message);
+    }
+    g_list_free_full(items, g_object_unref);
+    g_object_unref(service);
+    return status;
+}
+
+void authd_secret_free(char *string) {
+    if (string == NULL) return;
+    memset(string, 0, strlen(string));
+    g_free(string);
+}

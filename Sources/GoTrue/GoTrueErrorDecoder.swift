@@ -1,0 +1,48 @@
+import AuthCore
+import Foundation
+
+/// Turns a GoTrue error answer into a `ServerFailure`, whatever form it takes.
+public enum GoTrueErrorDecoder {
+    /// The header that selects the 2024-01-01 error format.
+    public static let apiVersionHeader = "X-Supabase-Api-Version"
+    /// The API version authd speaks.
+    public static let apiVersion = "2024-01-01"
+
+    /// Decodes status, headers and body. Bodies that are not JSON (a proxy's 502 page) still give
+    /// a failure with the status, which the core treats as transient.
+    public static func failure(status: Int, headers: [AnyHashable: Any], body: Data) -> ServerFailure {
+        let headerCode = header("x-sb-error-code", in: headers)
+        let retryAfter = header("retry-after", in: headers).flatMap(TimeInterval.init)
+        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+            return .http(status: status, code: headerCode, message: HTTPStatusText.text(for: status), retryAfter: retryAfter)
+        }
+        // 2024-01-01: {"code":"invalid_credentials","message":"…"}; legacy: {"code":400,"error_code":"…","msg":"…"};
+        // OAuth style: {"error":"invalid_grant","error_description":"…"}.
+        let code = (object["code"] as? String) ?? (object["error_code"] as? String) ?? headerCode ?? (object["error"] as? String)
+        let message = (object["message"] as? String) ?? (object["msg"] as? String)
+            ?? (object["error_description"] as? String) ?? HTTPStatusText.text(for: status)
+        return .http(status: status, code: code, message: message, retryAfter: retryAfter)
+    }
+
+    private static func header(_ name: String, in headers: [AnyHashable: Any]) -> String? {
+        for (key, value) in headers where (key as? String)?.lowercased() == name {
+            return value as? String
+        }
+        return nil
+    }
+}
+
+/// Short texts for statuses whose body we could not read.
+enum HTTPStatusText {
+    static func text(for status: Int) -> String {
+        switch status {
+        case 408: return "request timeout"
+        case 429: return "too many requests"
+        case 500: return "internal server error"
+        case 502: return "bad gateway"
+        case 503: return "service unavailable"
+        case 504: return "gateway timeout"
+        default: return "HTTP \(status)"
+        }
+    }
+}

@@ -1,0 +1,252 @@
+import Foundation
+import Synchronization
+
+/// The development server's endpoints: request in, response out, with the time passed in.
+///
+/// Faithful to GoTrue where authd and the official clients can tell the difference: the session
+/// JSON, the JWT claims, both error formats, and refresh-token rotation (parent token answers the
+/// current one; older revoked tokens only within the reuse interval; otherwise the whole session
+/// is revoked with `refresh_token_already_used`).
+public final class DevAuthAPI: Sendable {
+    private let state = Mutex(DevStore())
+    private let options: DevServerOptions
+    private let signer: JWTSigner
+    private let issuer: String
+
+    /// Creates the API with empty state.
+    public init(options: DevServerOptions) {
+        self.options = options
+        self.signer = JWTSigner(secret: options.jwtSecret)
+        self.issuer = options.externalURL + "/auth/v1"
+    }
+
+    /// Routes one request.
+    public func handle(_ request: DevRequest, now: Date = Date()) -> DevResponse {
+        var path = request.path
+        if path.hasPrefix("/auth/v1") { path.removeFirst("/auth/v1".count) }
+        if path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        if let anonKey = options.anonKey, !path.hasPrefix("/admin/dev"), request.headers["apikey"] != anonKey {
+            return .json(401, ["message": "Invalid API key", "hint": "Double check your Supabase `anon` or `service_role` API key."])
+        }
+        switch (request.method, path) {
+        case ("GET", "/health"):
+            return .json(200, ["version": "v2.180.0-authd-dev", "name": "GoTrue",
+                               "description": "GoTrue is a user registration and authentication API"])
+        case ("GET", "/settings"):
+            return .json(200, settings())
+        case ("POST", "/signup"):
+            return withBody(request) { signUp($0, request: request, now: now) }
+        case ("POST", "/token"):
+            return withBody(request) { token($0, request: request, now: now) }
+        case ("GET", "/user"):
+            return authenticated(request, now: now) { user, _ in .json(200, userJSON(user)) }
+        case ("POST", "/logout"):
+            return authenticated(request, now: now) { user, sessionID in logout(request, user: user, sessionID: sessionID) }
+        case ("GET", "/admin/dev/stats"):
+            return .json(200, state.withLock { ["refresh_grants": $0.refreshGrants, "sessions": $0.sessions.count, "users": $0.users.count] })
+        default:
+            if ["/health", "/settings", "/signup", "/token", "/user", "/logout"].contains(path) {
+                return DevError.response(405, "method_not_allowed", "Method not allowed", request: request)
+            }
+            return DevError.response(404, "not_found", "Not found", request: request)
+        }
+    }
+
+    // MARK: Endpoints
+
+    private func settings() -> [String: Any] {
+        ["external": ["email": true, "phone": false, "anonymous_users": false, "apple": false, "google": false, "github": false],
+         "disable_signup": false, "mailer_autoconfirm": true, "phone_autoconfirm": false, "sms_provider": "", "saml_enabled": false]
+    }
+
+    private func signUp(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
+        guard let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces), Self.looksLikeEmail(email) else {
+            return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
+        }
+        guard let password = body["password"] as? String, password.count >= 6 else {
+            return DevError.response(422, "weak_password", "Password should be at least 6 characters.", request: request,
+                                     extra: ["weak_password": ["reasons": ["length"]]])
+        }
+        let metadata = body["data"] as? [String: Any] ?? [:]
+        return state.withLock { store -> DevResponse in
+            if store.user(email: email) != nil {
+                return DevError.response(422, "user_already_exists", "User already registered", request: request)
+            }
+            let user = DevUser(id: UUID().uuidString.lowercased(), email: email.lowercased(), passwordDigest: Self.digest(password),
+                               userMetadataJSON: (try? JSONSerialization.data(withJSONObject: metadata)) ?? Data("{}".utf8), createdAt: now, updatedAt: now, lastSignInAt: now)
+            store.users[user.id] = user
+            return .json(200, issueSession(for: user, store: &store, now: now))
+        }
+    }
+
+    private func token(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
+        switch request.query["grant_type"] {
+        case "password": return passwordGrant(body, request: request, now: now)
+        case "refresh_token": return refreshGrant(body, request: request, now: now)
+        default:
+            return DevError.response(400, "validation_failed", "unsupported_grant_type", request: request)
+        }
+    }
+
+    private func passwordGrant(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
+        let email = body["email"] as? String ?? ""
+        let password = body["password"] as? String ?? ""
+        return state.withLock { store -> DevResponse in
+            guard var user = store.user(email: email), user.passwordDigest == Self.digest(password) else {
+                return DevError.response(400, "invalid_credentials", "Invalid login credentials", request: request)
+            }
+            user.lastSignInAt = now
+            store.users[user.id] = user
+            return .json(200, issueSession(for: user, store: &store, now: now))
+        }
+    }
+
+    private func refreshGrant(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
+        guard let presented = body["refresh_token"] as? String, !presented.isEmpty else {
+            return DevError.response(400, "validation_failed", "refresh_token required", request: request)
+        }
+        return state.withLock { store -> DevResponse in
+            store.refreshGrants += 1
+            guard let row = store.refreshTokens[presented], let session = store.sessions[row.sessionID],
+                  let user = store.users[session.userID] else {
+                return DevError.response(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found", request: request)
+            }
+            guard let revokedAt = row.revokedAt else {
+                // The current token: rotate it.
+                store.refreshTokens[presented]?.revokedAt = now
+                let child = newRefreshToken(session: session.id, parent: presented, store: &store)
+                return .json(200, sessionJSON(user: user, session: session, refreshToken: child, now: now))
+            }
+            let active = store.activeToken[session.id]
+            let isParentOfActive = active.flatMap { store.refreshTokens[$0]?.parent } == presented
+            let withinReuseInterval = now.timeIntervalSince(revokedAt) < options.reuseInterval
+            if let active, isParentOfActive || withinReuseInterval {
+                // A client that crashed before saving the rotated token may present its parent again.
+                return .json(200, sessionJSON(user: user, session: session, refreshToken: active, now: now))
+            }
+            // Reuse of an old token: treat it as stolen and end the whole session.
+            store.deleteSession(session.id)
+            return DevError.response(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used", request: request)
+        }
+    }
+
+    private func logout(_ request: DevRequest, user: DevUser, sessionID: String) -> DevResponse {
+        let scope = request.query["scope"] ?? "global"
+        guard ["global", "local", "others"].contains(scope) else {
+            return DevError.response(400, "validation_failed", "Unsupported logout scope \"\(scope.prefix(32))\"", request: request)
+        }
+        state.withLock { store in
+            let userSessions = store.sessions.values.filter { $0.userID == user.id }.map(\.id)
+            for id in userSessions where scope == "global" || (scope == "local") == (id == sessionID) {
+                store.deleteSession(id)
+            }
+        }
+        return DevResponse(status: 204)
+    }
+
+    // MARK: Helpers
+
+    private func withBody(_ request: DevRequest, _ body: ([String: Any]) -> DevResponse) -> DevResponse {
+        if request.body.isEmpty { return body([:]) }
+        guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
+            return DevError.response(400, "bad_json", "Could not parse request body as JSON: invalid JSON", request: request)
+        }
+        return body(object.filter { !($0.value is NSNull) })
+    }
+
+    private func authenticated(_ request: DevRequest, now: Date, _ body: (DevUser, String) -> DevResponse) -> DevResponse {
+        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer "),
+              case let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), !token.isEmpty else {
+            return DevError.response(401, "no_authorization", "This endpoint requires a valid Bearer token", request: request)
+        }
+        guard let claims = signer.verify(token) else {
+            return DevError.response(403, "bad_jwt", "invalid JWT: unable to parse or verify signature, signature is invalid", request: request)
+        }
+        guard let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else {
+            return DevError.response(403, "bad_jwt", "invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired", request: request)
+        }
+        let lookup = state.withLock { store -> (DevUser?, Bool) in
+            let sessionID = claims["session_id"] as? String ?? ""
+            return (store.users[claims["sub"] as? String ?? ""], store.sessions[sessionID] != nil)
+        }
+        guard let user = lookup.0 else {
+            return DevError.response(403, "user_not_found", "User from sub claim in JWT does not exist", request: request)
+        }
+        guard lookup.1 else {
+            return DevError.response(403, "session_not_found", "Session from session_id claim in JWT does not exist", request: request)
+        }
+        return body(user, claims["session_id"] as? String ?? "")
+    }
+
+    private func issueSession(for user: DevUser, store: inout DevStore, now: Date) -> [String: Any] {
+        let session = DevSession(id: UUID().uuidString.lowercased(), userID: user.id, createdAt: now)
+        store.sessions[session.id] = session
+        let refreshToken = newRefreshToken(session: session.id, parent: nil, store: &store)
+        return sessionJSON(user: user, session: session, refreshToken: refreshToken, now: now)
+    }
+
+    private func newRefreshToken(session: String, parent: String?, store: inout DevStore) -> String {
+        let token = Self.randomToken()
+        store.refreshTokens[token] = DevRefreshToken(token: token, sessionID: session, parent: parent, revokedAt: nil)
+        store.activeToken[session] = token
+        return token
+    }
+
+    private func sessionJSON(user: DevUser, session: DevSession, refreshToken: String, now: Date) -> [String: Any] {
+        let issuedAt = Int(now.timeIntervalSince1970)
+        let expiresAt = issuedAt + options.accessTokenLifetime
+        let claims: [String: Any] = [
+            "iss": issuer, "sub": user.id, "aud": "authenticated", "exp": expiresAt, "iat": issuedAt,
+            "email": user.email, "phone": "", "role": "authenticated", "aal": "aal1",
+            "amr": [["method": "password", "timestamp": Int(session.createdAt.timeIntervalSince1970)]],
+            "session_id": session.id, "is_anonymous": false,
+            "app_metadata": appMetadata(), "user_metadata": userMetadata(user),
+        ]
+        return ["access_token": signer.sign(claims), "token_type": "bearer", "expires_in": options.accessTokenLifetime,
+                "expires_at": expiresAt, "refresh_token": refreshToken, "user": userJSON(user)]
+    }
+
+    private func appMetadata() -> [String: Any] { ["provider": "email", "providers": ["email"]] }
+
+    private func userMetadata(_ user: DevUser) -> [String: Any] {
+        user.userMetadata.merging(["email": user.email, "email_verified": true, "phone_verified": false, "sub": user.id]) { _, fixed in fixed }
+    }
+
+    private func userJSON(_ user: DevUser) -> [String: Any] {
+        let created = Self.timestamp(user.createdAt)
+        let identity: [String: Any] = [
+            "identity_id": UUID().uuidString.lowercased(), "id": user.id, "user_id": user.id,
+            "identity_data": ["email": user.email, "email_verified": false, "phone_verified": false, "sub": user.id],
+            "provider": "email", "last_sign_in_at": created, "created_at": created, "updated_at": created, "email": user.email,
+        ]
+        var json: [String: Any] = [
+            "id": user.id, "aud": "authenticated", "role": "authenticated", "email": user.email, "phone": "",
+            "email_confirmed_at": created, "confirmed_at": created, "app_metadata": appMetadata(),
+            "user_metadata": userMetadata(user), "identities": [identity], "created_at": created,
+            "updated_at": Self.timestamp(user.updatedAt), "is_anonymous": false,
+        ]
+        if let last = user.lastSignInAt { json["last_sign_in_at"] = Self.timestamp(last) }
+        return json
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    static func digest(_ password: String) -> String {
+        // A development server only: a fast hash is enough to keep plain passwords out of memory dumps.
+        JWTSigner.base64URL(Data(SHA256Digest.hash(password)))
+    }
+
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        return String((0..<22).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
+    }
+
+    static func looksLikeEmail(_ text: String) -> Bool {
+        text.range(of: #"^[^@\s]+@[^@\s]+\.[^@\s]+$"#, options: .regularExpression) != nil
+    }
+}

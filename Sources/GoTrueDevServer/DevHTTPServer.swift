@@ -1,0 +1,97 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// Serves `DevAuthAPI` over HTTP/1.1 with SwiftNIO.
+public final class DevHTTPServer: Sendable {
+    private let api: DevAuthAPI
+    private let channel: Channel
+
+    /// The port actually bound (useful with port 0).
+    public var port: Int { channel.localAddress?.port ?? 0 }
+
+    private init(api: DevAuthAPI, channel: Channel) {
+        self.api = api
+        self.channel = channel
+    }
+
+    /// Binds `host:port` (port 0 picks a free one) and starts serving.
+    public static func start(api: DevAuthAPI, host: String = "127.0.0.1", port: Int) async throws -> DevHTTPServer {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(DevHTTPHandler(api: api))
+                }
+            }
+            .bind(host: host, port: port).get()
+        return DevHTTPServer(api: api, channel: channel)
+    }
+
+    /// Waits until the server is closed.
+    public func waitUntilClosed() async throws {
+        try await channel.closeFuture.get()
+    }
+
+    /// Stops serving.
+    public func stop() async {
+        try? await channel.close()
+    }
+}
+
+/// One connection: collects a request (body up to 1 MiB), asks the API, writes the answer.
+final class DevHTTPHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private static let maxBody = 1 << 20
+    private let api: DevAuthAPI
+    private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+    private var tooLarge = false
+
+    init(api: DevAuthAPI) { self.api = api }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let requestHead):
+            head = requestHead
+            body.clear()
+            tooLarge = false
+        case .body(var chunk):
+            if body.readableBytes + chunk.readableBytes > Self.maxBody { tooLarge = true } else { body.writeBuffer(&chunk) }
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            var headers: [String: String] = [:]
+            for (name, value) in head.headers { headers[name.lowercased()] = value }
+            let request = DevRequest(method: head.method.rawValue, target: head.uri, headers: headers,
+                                     body: Data(body.readableBytesView))
+            let response = tooLarge
+                ? DevError.response(413, "request_too_large", "Request body too large", request: request)
+                : api.handle(request)
+            write(response, keepAlive: head.isKeepAlive, context: context)
+        }
+    }
+
+    private func write(_ response: DevResponse, keepAlive: Bool, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        if !response.body.isEmpty { headers.add(name: "Content-Type", value: "application/json") }
+        headers.add(name: "Content-Length", value: String(response.body.count))
+        for (name, value) in response.headers { headers.add(name: name, value: value) }
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        let status = HTTPResponseStatus(statusCode: response.status)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+        if !response.body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: response.body)))), promise: nil)
+        }
+        let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            done.whenComplete { _ in loopBound.value.close(promise: nil) }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// How the development server behaves.
+public struct DevServerOptions: Sendable {
+    /// Secret for HS256 access tokens.
+    public var jwtSecret: String
+    /// Access-token lifetime in seconds (`expires_in`).
+    public var accessTokenLifetime: Int
+    /// How long a revoked refresh token may still be presented (GoTrue's `REUSE_INTERVAL`, default 0).
+    public var reuseInterval: TimeInterval
+    /// When set, every request must carry this `apikey` header, like the Supabase gateway demands.
+    public var anonKey: String?
+    /// The public base URL, used as the token issuer (`<base>/auth/v1`).
+    public var externalURL: String
+
+    /// Creates options with GoTrue's defaults where it has them.
+    public init(jwtSecret: String = "authd-dev-server-jwt-secret-at-least-32-characters", accessTokenLifetime: Int = 3600,
+                reuseInterval: TimeInterval = 0, anonKey: String? = nil, externalURL: String = "http://127.0.0.1:9999") {
+        self.jwtSecret = jwtSecret
+        self.accessTokenLifetime = accessTokenLifetime
+        self.reuseInterval = reuseInterval
+        self.anonKey = anonKey
+        self.externalURL = externalURL
+    }
+}

@@ -1,0 +1,112 @@
+import AuthCore
+import CAuthdSecret
+import Foundation
+
+/// `SessionStore` on the Secret Service through libsecret.
+///
+/// libsecret's sync calls block on D-Bus (and, on a desktop, possibly on an unlock dialog), so
+/// every call runs on one private serial queue, never on the caller's thread, and is abandoned
+/// after `timeout`. The serial queue also keeps writes in the order they were asked for.
+public struct LibsecretStore: SessionStore {
+    private let queue = DispatchQueue(label: "authd.keyring")
+    private let timeout: TimeInterval
+    private let labelPrefix: String
+
+    /// Creates a store whose calls give up after `timeout` seconds.
+    public init(timeout: TimeInterval = 10, labelPrefix: String = "authd session") {
+        self.timeout = timeout
+        self.labelPrefix = labelPrefix
+    }
+
+    /// Reads the session of `profile`.
+    public func load(profile: String) async throws(StoreFailure) -> Session? {
+        let text: String? = try await run { () throws(StoreFailure) -> String? in
+            var secret: UnsafeMutablePointer<CChar>?
+            var message: UnsafeMutablePointer<CChar>?
+            let status = authd_secret_lookup(profile, &secret, &message)
+            defer { authd_secret_free(secret); authd_secret_free(message) }
+            if status == AUTHD_SECRET_NOT_FOUND { return nil }
+            try Self.check(status, message)
+            return secret.map { String(cString: $0) }
+        }
+        guard let text else { return nil }
+        do {
+            return try JSONDecoder().decode(StoredSession.self, from: Data(text.utf8)).session
+        } catch {
+            throw .corrupt("not a session this version understands")
+        }
+    }
+
+    /// Writes the session of `profile`.
+    public func save(_ session: Session, profile: String) async throws(StoreFailure) {
+        let json: String
+        do {
+            json = String(decoding: try JSONEncoder().encode(StoredSession(session: session)), as: UTF8.self)
+        } catch {
+            throw .corrupt("session could not be encoded")
+        }
+        let label = "\(labelPrefix) (\(profile))"
+        try await run { () throws(StoreFailure) in
+            var message: UnsafeMutablePointer<CChar>?
+            let status = authd_secret_store(profile, label, json, &message)
+            defer { authd_secret_free(message) }
+            try Self.check(status, message)
+        }
+    }
+
+    /// Removes the session of `profile`.
+    public func delete(profile: String) async throws(StoreFailure) {
+        try await run { () throws(StoreFailure) in
+            var message: UnsafeMutablePointer<CChar>?
+            let status = authd_secret_clear(profile, &message)
+            defer { authd_secret_free(message) }
+            try Self.check(status, message)
+        }
+    }
+
+    private static func check(_ status: authd_secret_status, _ message: UnsafeMutablePointer<CChar>?) throws(StoreFailure) {
+        switch status {
+        case AUTHD_SECRET_OK: return
+        case AUTHD_SECRET_LOCKED: throw .locked
+        case AUTHD_SECRET_NOT_FOUND: throw .corrupt("entry vanished")
+        default: throw .unavailable(message.map { String(cString: $0) } ?? "unknown error")
+        }
+    }
+
+    /// Runs `work` on the keyring queue; throws `.timedOut` if it has not finished in time.
+    private func run<T: Sendable>(_ work: @escaping @Sendable () throws(StoreFailure) -> T) async throws(StoreFailure) -> T {
+        let once = ResumeOnce<T>()
+        let result: Result<T, StoreFailure> = await withCheckedContinuation { continuation in
+            once.install(continuation)
+            queue.async {
+                do throws(StoreFailure) { once.resume(.success(try work())) } catch { once.resume(.failure(error)) }
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { once.resume(.failure(.timedOut)) }
+        }
+        return try result.get()
+    }
+}
+
+/// Resumes a continuation exactly once, whichever of the work or the timeout comes first.
+private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Result<T, StoreFailure>, Never>?
+
+    func install(_ continuation: CheckedContinuation<Result<T, StoreFailure>, Never>) {
+        lock.withLock { self.continuation = continuation }
+    }
+
+    func resume(_ result: Result<T, StoreFailure>) {
+        let pending = lock.withLock { () -> CheckedContinuation<Result<T, StoreFailure>, Never>? in
+            defer { continuation = nil }
+            return continuation
+        }
+        pending?.resume(returning: result)
+    }
+}
+
+/// The keyring entry's JSON: versioned so a later format can still read old entries.
+struct StoredSession: Codable {
+    var version = 1
+    var session: Session
+}

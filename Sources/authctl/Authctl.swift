@@ -1,0 +1,32 @@
+import ArgumentParser
+import AuthdClient
+import AuthProtocol
+import Foundation
+
+/// `authctl`: talk to authd. Data goes to stdout, diagnostics to stderr.
+@main
+struct Authctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authctl",
+        abstract: "Sign in to Supabase through authd and get bearer tokens for scripts and apps.",
+        discussion: """
+        Exit codes: 0 success; 1 other failure; 3 authd is not running; 4 not signed in; \
+        5 sign-in refused (wrong email or password); 6 the server is unreachable or failing; \
+        7 the keyring is unavailable; 64 bad usage.
+        """,
+        version: "0.1.0",
+        subcommands: [Status.self, Login.self, Token.self, Logout.self, Watch.self])
+}
+
+/// Options every subcommand takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "The daemon's socket (default: $AUTHD_SOCKET or $XDG_RUNTIME_DIR/authd/authd.sock).")
+    var socket: String?
+
+    @Option(help: "The profile to act on (default: the daemon's default profile).")
+    var profile: String?
+
+    func connect() throws -> AuthdConnection {
+        do { return try AuthdConnection.connect(socketPath: socket) } catch { throw Failure(error) }
+    }
+}

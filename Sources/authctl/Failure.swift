@@ -1,0 +1,62 @@
+import ArgumentParser
+import AuthdClient
+import AuthProtocol
+import Foundation
+
+/// The documented exit codes.
+enum ExitStatus: Int32 {
+    case failure = 1
+    case daemonNotRunning = 3
+    case notSignedIn = 4
+    case signInRefused = 5
+    case serverUnavailable = 6
+    case keyringUnavailable = 7
+}
+
+/// An error that prints one line on stderr and exits with a documented code.
+struct Failure: Error {
+    let message: String
+    let status: ExitStatus
+
+    init(_ message: String, _ status: ExitStatus) {
+        self.message = message
+        self.status = status
+    }
+
+    init(_ error: AuthdClientError) {
+        switch error {
+        case .daemonUnavailable(let detail): self.init(detail, .daemonNotRunning)
+        case .timedOut: self.init(error.localizedDescription, .failure)
+        case .protocolViolation: self.init(error.localizedDescription, .failure)
+        case .rpc(let rpc):
+            switch rpc.reason {
+            case .notSignedIn?: self.init(rpc.message, .notSignedIn)
+            case .invalidCredentials?, .signInRejected?: self.init(rpc.message, .signInRefused)
+            case .offline?, .serverError?, .rateLimited?: self.init(rpc.message, .serverUnavailable)
+            case .keyringUnavailable?: self.init(rpc.message, .keyringUnavailable)
+            default: self.init(rpc.message, .failure)
+            }
+        }
+    }
+}
+
+/// Runs a subcommand body, turning failures into a message and an exit code.
+func runReporting(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let failure as Failure {
+        FileHandle.standardError.write(Data("authctl: \(failure.message)\n".utf8))
+        throw ExitCode(failure.status.rawValue)
+    } catch let error as AuthdClientError {
+        let failure = Failure(error)
+        FileHandle.standardError.write(Data("authctl: \(failure.message)\n".utf8))
+        throw ExitCode(failure.status.rawValue)
+    }
+}
+
+/// Writes a JSON value as one line on stdout.
+func printJSON<T: Encodable>(_ value: T) throws {
+    var data = try RPCCodec.makeEncoder().encode(value)
+    data.append(0x0A)
+    FileHandle.standardOutput.write(data)
+}

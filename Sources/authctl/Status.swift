@@ -1,0 +1,59 @@
+import ArgumentParser
+import AuthdClient
+import AuthProtocol
+import Foundation
+
+/// `authctl status`: who is signed in and how long the token lasts. Never prints a token.
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the session state (exit 0 when signed in, 4 when not).")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Print the status as one JSON object.")
+    var json = false
+
+    func run() throws {
+        try runReporting {
+            let connection = try global.connect()
+            let status = try connection.call(Methods.Status.self, ProfileParameters(profile: global.profile))
+            if json { try printJSON(status) } else { print(StatusText.render(status, now: Date())) }
+            if !status.isSignedIn { throw ExitCode(ExitStatus.notSignedIn.rawValue) }
+        }
+    }
+}
+
+/// Human-readable status lines.
+enum StatusText {
+    static func render(_ status: SessionStatus, now: Date) -> String {
+        var lines = ["Profile:  \(status.profile) (\(status.server))"]
+        switch status.state {
+        case "signed_in", "refreshing":
+            lines.append("State:    signed in as \(status.user?.email ?? status.user?.phone ?? status.user?.id ?? "?")")
+            if let user = status.user { lines.append("User ID:  \(user.id)") }
+            if let expiresAt = status.expiresAt {
+                lines.append("Token:    \(validity(until: expiresAt, now: now))\(status.state == "refreshing" ? " (refreshing)" : "")")
+            }
+        case "signed_out":
+            let reason = status.signOutReason.map { " (\($0))" } ?? ""
+            lines.append("State:    signed out\(reason). Sign in with: authctl login --email you@example.com")
+        case "keyring_unavailable":
+            lines.append("State:    unknown: the keyring could not be read")
+        default:
+            lines.append("State:    \(status.state.replacingOccurrences(of: "_", with: " "))")
+        }
+        if let degraded = status.degraded {
+            let retry = max(0, degraded.retryAt - Int64(now.timeIntervalSince1970))
+            lines.append("Problem:  \(degraded.reason.replacingOccurrences(of: "_", with: " ")): \(degraded.detail); retrying in \(retry) s")
+        }
+        lines.append("Keyring:  \(status.keyring)\(status.keyringDetail.map { " (\($0))" } ?? "")")
+        return lines.joined(separator: "\n")
+    }
+
+    static func validity(until expiresAt: Int64, now: Date) -> String {
+        let left = expiresAt - Int64(now.timeIntervalSince1970)
+        if left <= 0 { return "expired" }
+        if left < 120 { return "valid for \(left) s" }
+        return "valid for \(left / 60) min"
+    }
+}

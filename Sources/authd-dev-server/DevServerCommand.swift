@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import GoTrueDevServer
+
+/// `authd-dev-server`: a GoTrue-compatible Supabase Auth server for development and tests.
+/// State lives in memory and is gone when it stops. Never expose it beyond loopback.
+@main
+struct DevServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authd-dev-server",
+        abstract: "A GoTrue-compatible development server (Supabase Auth) on 127.0.0.1, state in memory.",
+        discussion: "Serves /auth/v1/health, /settings, /signup, /token (password, refresh_token), /user and /logout.")
+
+    @Option(help: "Address to bind.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to bind; 0 picks a free one (the line printed on start says which).")
+    var port = 9999
+
+    @Option(name: .customLong("access-token-lifetime"), help: "Access-token lifetime in seconds.")
+    var accessTokenLifetime = 3600
+
+    @Option(name: .customLong("reuse-interval"), help: "Seconds a revoked refresh token stays usable (GoTrue's REUSE_INTERVAL).")
+    var reuseInterval: Double = 0
+
+    @Option(name: .customLong("jwt-secret"), help: "HS256 secret for access tokens.")
+    var jwtSecret = "authd-dev-server-jwt-secret-at-least-32-characters"
+
+    @Option(name: .customLong("anon-key"), help: "Require this apikey header on every request, like the Supabase gateway.")
+    var anonKey: String?
+
+    func validate() throws {
+        if accessTokenLifetime < 1 { throw ValidationError("--access-token-lifetime must be at least 1 second") }
+        if reuseInterval < 0 { throw ValidationError("--reuse-interval must not be negative") }
+        let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if !loopback { throw ValidationError("the development server only binds loopback addresses (127.0.0.1, ::1)") }
+    }
+
+    func run() async throws {
+        let hostForURL = host.contains(":") ? "[\(host)]" : host
+        var options = DevServerOptions(jwtSecret: jwtSecret, accessTokenLifetime: accessTokenLifetime,
+                                       reuseInterval: reuseInterval, anonKey: anonKey)
+        // Bind first to learn the port, then fix the issuer URL to it.
+        let probe = try await DevHTTPServer.start(api: DevAuthAPI(options: options), host: host, port: port)
+        let boundPort = probe.port
+        await probe.stop()
+        options.externalURL = "http://\(hostForURL):\(boundPort)"
+        let server = try await DevHTTPServer.start(api: DevAuthAPI(options: options), host: host, port: boundPort)
+        FileHandle.standardOutput.write(Data("authd-dev-server listening on http://\(hostForURL):\(server.port)\n".utf8))
+        try await server.waitUntilClosed()
+    }
+}

@@ -1,0 +1,145 @@
+import ArgumentParser
+import AuthCore
+import AuthDaemon
+import AuthIPC
+import AuthSocketServer
+import Foundation
+import GoTrue
+import Keyring
+import Logging
+import ServiceLifecycle
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `authd`: the per-user session daemon. Composition root: reads configuration, picks the real
+/// keyring, HTTP client and logging, and runs the socket server and one driver per profile.
+@main
+struct AuthdCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authd",
+        abstract: "Keep Supabase sessions for desktop apps and hand them bearer tokens over a Unix socket.",
+        discussion: """
+        Profiles come from $XDG_CONFIG_HOME/authd/config.toml; --url and --anon-key (or AUTHD_URL and \
+        AUTHD_ANON_KEY) define or override the profile named by --profile. Sessions are kept in the \
+        Secret Service keyring. Exit codes: 0 stopped normally, 1 failed, 64 bad usage, \
+        75 another authd already listens on the socket, 78 configuration error.
+        """,
+        version: AuthdVersion.string)
+
+    @Option(help: "Configuration file (default: $XDG_CONFIG_HOME/authd/config.toml).")
+    var config: String?
+
+    @Option(help: "Socket path (default: $AUTHD_SOCKET or $XDG_RUNTIME_DIR/authd/authd.sock).")
+    var socket: String?
+
+    @Option(help: "Supabase project URL for the profile named by --profile (or AUTHD_URL).")
+    var url: String?
+
+    @Option(name: .customLong("anon-key"), help: "The project's anon/publishable key (or AUTHD_ANON_KEY).")
+    var anonKey: String?
+
+    @Option(help: "The profile --url and --anon-key apply to; also the default profile when given.")
+    var profile: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    @Option(name: .customLong("refresh-lead"), help: ArgumentHelp("Refresh this many seconds before expiry instead of max(60 s, 10 % of the lifetime).", visibility: .hidden))
+    var refreshLead: Double?
+
+    func run() async throws {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "authd")
+        disableCoreDumps()
+
+        let environment = ProcessInfo.processInfo.environment
+        let configuration: DaemonConfiguration
+        let socketPath: String
+        do {
+            configuration = try loadConfiguration(environment: environment)
+            socketPath = try socket ?? SocketPath.resolve(environment: environment)
+        } catch {
+            FileHandle.standardError.write(Data("authd: \(error.localizedDescription)\n".utf8))
+            throw ExitCode(78)
+        }
+
+        var policy = RefreshPolicy()
+        policy.fixedLead = refreshLead
+        let store = LibsecretStore()
+        let drivers = configuration.profiles.map { profile in
+            SessionDriver(profile: profile.name, server: profile.url.absoluteString, store: store,
+                          api: GoTrueClient(projectURL: profile.url, anonKey: profile.anonKey), policy: policy, logger: logger)
+        }
+        let registry = ProfileRegistry(drivers: drivers, defaultProfile: configuration.defaultProfile)
+        let server = UnixSocketServer(path: socketPath, handler: RequestDispatcher(registry: registry, logger: logger), logger: logger)
+
+        // Services stop in reverse order: the socket first (no new requests), then the drivers.
+        let group = ServiceGroup(configuration: .init(
+            services: drivers.map { .init(service: $0) } + [.init(service: server)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        logger.info("starting", metadata: ["authd.version": "\(AuthdVersion.string)", "authd.profiles": "\(drivers.map(\.profile).joined(separator: ","))"])
+        do {
+            try await group.run()
+        } catch let error as SocketSetupError {
+            FileHandle.standardError.write(Data("authd: \(error.localizedDescription)\n".utf8))
+            throw ExitCode(error.errorDescription?.contains("already listening") == true ? 75 : 1)
+        } catch {
+            logger.critical("stopped on an error", metadata: ["error": "\(error)"])
+            throw ExitCode.failure
+        }
+        logger.info("stopped")
+    }
+
+    /// The configuration file (if any) with --url/--anon-key (or AUTHD_URL/AUTHD_ANON_KEY) applied on top.
+    private func loadConfiguration(environment: [String: String]) throws -> DaemonConfiguration {
+        let path = config ?? DaemonConfiguration.defaultPath(environment: environment)
+        var configuration = DaemonConfiguration(profiles: [], defaultProfile: profile ?? "default")
+        if FileManager.default.fileExists(atPath: path) {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            configuration = try DaemonConfiguration.parse(text, source: path)
+        } else if config != nil {
+            throw ConfigurationError("\(path): no such file")
+        }
+        let overrideURL = url ?? environment["AUTHD_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        let overrideKey = anonKey ?? environment["AUTHD_ANON_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        if overrideURL != nil || overrideKey != nil {
+            let name = profile ?? configuration.defaultProfile
+            let existing = configuration.profiles.first { $0.name == name }
+            guard let urlText = overrideURL ?? existing?.url.absoluteString, let key = overrideKey ?? existing?.anonKey else {
+                throw ConfigurationError("profile '\(name)' needs both a URL and an anon key (--url and --anon-key)")
+            }
+            let updated = try ProfileConfiguration(name: name, url: urlText, anonKey: key, source: "command line")
+            configuration.profiles.removeAll { $0.name == name }
+            configuration.profiles.append(updated)
+            configuration.defaultProfile = name
+        }
+        if let profile, configuration.profiles.contains(where: { $0.name == profile }) {
+            configuration.defaultProfile = profile
+        }
+        guard !configuration.profiles.isEmpty else {
+            throw ConfigurationError("""
+                no profile configured. Create \(path) with
+                  [profiles.default]
+                  url = "https://<ref>.supabase.co"
+                  anon_key = "<the project's anon key>"
+                or pass --url and --anon-key
+                """)
+        }
+        return configuration
+    }
+
+    /// No core dumps: a dump of this process would contain refresh tokens.
+    private func disableCoreDumps() {
+        var limit = rlimit(rlim_cur: 0, rlim_max: 0)
+        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
+    }
+}
