@@ -83,9 +83,9 @@ let package = Package(
         .testTarget(name: "GoTrueDevServerTests", dependencies: ["GoTrueDevServer", "GoTrue", "AuthCore"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [
-            "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol",
+            "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC"]),
     ]
 )

@@ -20,7 +20,7 @@ enum SocketDirectory {
             throw SocketSetupError("\(directory) belongs to uid \(info.st_uid), not to us (uid \(getuid())); refusing to listen there")
         }
         if info.st_mode & 0o022 != 0 {
-            throw SocketSetupError("\(directory) is writable by others (mode \(String(info.st_mode & 0o777, radix: 8))); fix it with 'chmod 700 \(directory)'")
+            throw SocketSetupError("\(directory) is writable by other users (mode \(String(info.st_mode & 0o777, radix: 8))), so another user could replace the socket; put the socket in a private directory (the default is $XDG_RUNTIME_DIR/authd)")
         }
         if isLive(path) {
             throw SocketSetupError("another authd is already listening on \(path)")

@@ -5,10 +5,10 @@ import Foundation
 /// `SessionStore` on the Secret Service through libsecret.
 ///
 /// libsecret's sync calls block on D-Bus (and, on a desktop, possibly on an unlock dialog), so
-/// every call runs on one private serial queue, never on the caller's thread, and is abandoned
-/// after `timeout`. The serial queue also keeps writes in the order they were asked for.
+/// every call runs on one private thread, never on the caller's, and is abandoned after
+/// `timeout`. The single thread also keeps writes in the order they were asked for.
 public struct LibsecretStore: SessionStore {
-    private let queue = DispatchQueue(label: "authd.keyring")
+    private let worker = BlockingWorker(name: "authd.keyring")
     private let timeout: TimeInterval
     private let labelPrefix: String
 
@@ -78,7 +78,7 @@ public struct LibsecretStore: SessionStore {
         let once = ResumeOnce<T>()
         let result: Result<T, StoreFailure> = await withCheckedContinuation { continuation in
             once.install(continuation)
-            queue.async {
+            worker.submit {
                 do throws(StoreFailure) { once.resume(.success(try work())) } catch { once.resume(.failure(error)) }
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { once.resume(.failure(.timedOut)) }

@@ -1,0 +1,231 @@
+import AuthCore
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// The session rules, input by input. Synchronous: no sleeping, no I/O.
+@Suite struct SessionMachineTests {
+    let t0 = Fixtures.t0
+    /// No jitter, so deadlines are exact: lead for a 3600 s token is 360 s.
+    let policy = RefreshPolicy(jitterFraction: 0)
+    let r1 = RequestID(1), r2 = RequestID(2), r3 = RequestID(3)
+
+    func signedInMachine(at now: Date? = nil) -> SessionMachine {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.storedSessionLoaded(Fixtures.session(1), now: now ?? t0)
+        return machine
+    }
+
+    func token(_ n: Int, receivedAt: Date? = nil, lifetime: TimeInterval = 3600) -> Result<IssuedToken, TokenFailure> {
+        .success(IssuedToken(accessToken: "access-\(n)", expiresAt: (receivedAt ?? t0).addingTimeInterval(lifetime)))
+    }
+
+    @Test func nothingStoredMeansSignedOutWithAnInitialEvent() {
+        var machine = SessionMachine(policy: policy)
+        #expect(machine.storedSessionLoaded(nil, now: t0) == [.emit(.initialSession(expired: false))])
+        #expect(machine.phase == .signedOut(nil))
+        #expect(machine.tokenRequested(r1, validFor: 0, now: t0) == [.answer(r1, .failure(.notSignedIn(nil)))])
+    }
+
+    @Test func aValidStoredSessionIsServedAndTheTimerArmedBeforeExpiry() {
+        var machine = SessionMachine(policy: policy)
+        let actions = machine.storedSessionLoaded(Fixtures.session(1), now: t0.addingTimeInterval(10))
+        #expect(actions == [.emit(.initialSession(expired: false)), .armTimer(t0.addingTimeInterval(3600 - 360))])
+        #expect(machine.phase == .signedIn)
+        #expect(machine.tokenRequested(r1, validFor: 60, now: t0.addingTimeInterval(20)) == [.answer(r1, token(1))])
+    }
+
+    @Test func anExpiredStoredSessionIsFlaggedAndRefreshedAtOnce() {
+        var machine = SessionMachine(policy: policy)
+        let actions = machine.storedSessionLoaded(Fixtures.session(1), now: t0.addingTimeInterval(4000))
+        #expect(actions == [.emit(.initialSession(expired: true)), .emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+        #expect(machine.phase == .refreshing)
+    }
+
+    @Test func requestsWaitingDuringLoadAreAnsweredOnceLoaded() {
+        var machine = SessionMachine(policy: policy)
+        #expect(machine.tokenRequested(r1, validFor: 0, now: t0) == [])
+        let actions = machine.storedSessionLoaded(Fixtures.session(1), now: t0)
+        #expect(actions.contains(.answer(r1, token(1))))
+    }
+
+    @Test func concurrentRequestsShareOneRefreshAndSeeTheNewTokenOnlyAfterItIsStored() {
+        var machine = signedInMachine()
+        let now = t0.addingTimeInterval(200) // 3400 s left
+        #expect(machine.tokenRequested(r1, validFor: 3500, now: now) == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+        #expect(machine.tokenRequested(r2, validFor: 3500, now: now) == [])
+        #expect(machine.waitingCount == 2)
+
+        let stored = Session(grant: Fixtures.grant(2), receivedAt: now)
+        #expect(machine.refreshSucceeded(Fixtures.grant(2), generation: 0, now: now) == [.store(stored, generation: 0)])
+        // Write-ahead: while the new session is being stored, nobody gets it.
+        #expect(machine.phase == .persisting)
+        #expect(machine.tokenRequested(r3, validFor: 3500, now: now) == [])
+        #expect(machine.session?.accessToken == "access-1")
+
+        let actions = machine.storeFinished(generation: 0, failure: nil, now: now)
+        #expect(actions == [.emit(.tokenRefreshed), .answer(r1, token(2, receivedAt: now)), .answer(r2, token(2, receivedAt: now)),
+                            .answer(r3, token(2, receivedAt: now)), .armTimer(now.addingTimeInterval(3240))])
+        #expect(machine.session?.accessToken == "access-2")
+    }
+
+    @Test func undemandingRequestsGetTheCurrentTokenWhileARefreshRuns() {
+        var machine = signedInMachine()
+        _ = machine.timerFired(now: t0.addingTimeInterval(3300))
+        #expect(machine.phase == .refreshing)
+        #expect(machine.tokenRequested(r1, validFor: 60, now: t0.addingTimeInterval(3300)) == [.answer(r1, token(1))])
+    }
+
+    @Test func theTimerRefreshesOnlyOnceTheDeadlineHasPassed() {
+        var machine = signedInMachine()
+        #expect(machine.timerFired(now: t0.addingTimeInterval(3000)) == [.armTimer(t0.addingTimeInterval(3240))])
+        #expect(machine.timerFired(now: t0.addingTimeInterval(3241)) == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+    }
+
+    @Test func aMinimumValidityLongerThanTheLifetimeFailsAtOnce() {
+        var machine = signedInMachine()
+        #expect(machine.tokenRequested(r1, validFor: 7200, now: t0) ==
+                [.answer(r1, .failure(.minimumValidityTooLong(requested: 7200, lifetime: 3600)))])
+    }
+
+    static let transientFailures: [(ServerFailure, DegradedReason)] = [
+        (.unreachable(url: "https://x", detail: "connection refused"), .offline),
+        (.http(status: 503, code: nil, message: "service unavailable", retryAfter: nil), .serverError),
+        (.http(status: 500, code: "unexpected_failure", message: "boom", retryAfter: nil), .serverError),
+        (.http(status: 429, code: "over_request_rate_limit", message: "slow down", retryAfter: 120), .rateLimited),
+        (.http(status: 409, code: "conflict", message: "conflict", retryAfter: nil), .serverError),
+        (.http(status: 408, code: "request_timeout", message: "timeout", retryAfter: nil), .serverError),
+        (.http(status: 403, code: "bad_jwt", message: "bad jwt", retryAfter: nil), .serverError),
+        (.http(status: 400, code: "bad_json", message: "bad json", retryAfter: nil), .serverError),
+        (.invalidResponse(detail: "html from a proxy"), .serverError),
+    ]
+
+    @Test(arguments: transientFailures)
+    func aTransientFailureKeepsTheSessionAndRetriesLater(_ failure: ServerFailure, _ reason: DegradedReason) {
+        var machine = signedInMachine()
+        let now = t0.addingTimeInterval(3300) // past the deadline, token still valid for 300 s
+        _ = machine.timerFired(now: now)
+        _ = machine.tokenRequested(r1, validFor: 600, now: now)
+        let actions = machine.refreshFailed(failure, generation: 0, now: now, random: 1)
+        #expect(machine.phase == .signedIn)
+        #expect(machine.session?.accessToken == "access-1")
+        #expect(!actions.contains(.delete))
+        #expect(actions.contains(.answer(r1, token(1)))) // still valid: served rather than refused
+        let retryAt = machine.degraded?.retryAt
+        #expect(machine.degraded?.reason == reason)
+        #expect(actions.first == .emit(.refreshFailing(reason, detail: failure.localizedDescription, retryAt: retryAt!)))
+        #expect(actions.contains(.armTimer(retryAt!)))
+        if case .http(429, _, _, let retryAfter?) = failure { #expect(retryAt! >= now.addingTimeInterval(retryAfter)) }
+    }
+
+    @Test func onceExpiredWhileOfflineRequestsGetAnOfflineErrorNotNotSignedIn() {
+        var machine = signedInMachine()
+        let now = t0.addingTimeInterval(3700)
+        _ = machine.timerFired(now: now)
+        _ = machine.tokenRequested(r1, validFor: 0, now: now)
+        let failure = ServerFailure.unreachable(url: "https://x", detail: "no network")
+        let actions = machine.refreshFailed(failure, generation: 0, now: now)
+        #expect(actions.contains(.answer(r1, .failure(.refreshFailing(.offline, detail: failure.localizedDescription)))))
+        // Within the retry gap a request does not start another attempt.
+        #expect(machine.tokenRequested(r2, validFor: 0, now: now.addingTimeInterval(1)) ==
+                [.answer(r2, .failure(.refreshFailing(.offline, detail: failure.localizedDescription)))])
+        // After it, a request tries again at once.
+        #expect(machine.tokenRequested(r3, validFor: 0, now: now.addingTimeInterval(3)) ==
+                [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+    }
+
+    @Test(arguments: Array(ServerFailure.fatalRefreshCodes).sorted())
+    func aFatalCodeEndsTheSessionWithThatReason(_ code: String) {
+        var machine = signedInMachine()
+        let now = t0.addingTimeInterval(3300)
+        _ = machine.timerFired(now: now)
+        _ = machine.tokenRequested(r1, validFor: 600, now: now)
+        let actions = machine.refreshFailed(.http(status: 400, code: code, message: "x", retryAfter: nil), generation: 0, now: now)
+        let reason = SignOutReason.sessionEnded(code: code)
+        #expect(actions == [.cancelTimer, .delete, .emit(.signedOut(reason)), .answer(r1, .failure(.notSignedIn(reason)))])
+        #expect(machine.phase == .signedOut(reason))
+        #expect(machine.session == nil)
+    }
+
+    @Test func aRefreshThatFinishesAfterSignOutIsDropped() {
+        var machine = signedInMachine()
+        _ = machine.timerFired(now: t0.addingTimeInterval(3300))
+        let signOut = machine.signOutRequested(now: t0.addingTimeInterval(3301))
+        #expect(signOut == [.cancelTimer, .delete, .emit(.signedOut(.userRequested))])
+        #expect(machine.refreshSucceeded(Fixtures.grant(2), generation: 0, now: t0.addingTimeInterval(3302)) == [])
+        #expect(machine.refreshFailed(.unreachable(url: "u", detail: "d"), generation: 0, now: t0.addingTimeInterval(3302)) == [])
+        #expect(machine.phase == .signedOut(.userRequested))
+        #expect(machine.session == nil)
+    }
+
+    @Test func aRefreshThatFinishesAfterANewSignInIsDropped() {
+        var machine = signedInMachine()
+        _ = machine.timerFired(now: t0.addingTimeInterval(3300))
+        let fresh = Fixtures.session(7, receivedAt: t0.addingTimeInterval(3301))
+        #expect(machine.signedIn(fresh, request: r1, now: t0.addingTimeInterval(3301)) == [.cancelTimer, .store(fresh, generation: 1)])
+        #expect(machine.refreshSucceeded(Fixtures.grant(2), generation: 0, now: t0.addingTimeInterval(3302)) == [])
+        let stored = machine.storeFinished(generation: 1, failure: nil, now: t0.addingTimeInterval(3302))
+        #expect(stored.prefix(2) == [.emit(.signedIn), .answer(r1, token(7, receivedAt: t0.addingTimeInterval(3301)))])
+        #expect(machine.session?.accessToken == "access-7")
+    }
+
+    @Test func aKeyringWriteFailureKeepsServingFromMemoryAndSaysSo() {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.storedSessionLoaded(nil, now: t0)
+        _ = machine.signedIn(Fixtures.session(1), request: r1, now: t0)
+        let actions = machine.storeFinished(generation: 1, failure: .locked, now: t0)
+        #expect(actions.prefix(3) == [.emit(.signedIn), .emit(.keyringUnavailable(.locked)), .answer(r1, token(1))])
+        #expect(machine.phase == .signedIn)
+        #expect(machine.keyringFailure == .locked)
+    }
+
+    @Test func anUnreadableKeyringAtStartIsNotASignOut() {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.tokenRequested(r1, validFor: 0, now: t0)
+        let actions = machine.storedSessionUnavailable(.locked)
+        #expect(actions == [.emit(.keyringUnavailable(.locked)), .answer(r1, .failure(.storeUnavailable(.locked)))])
+        #expect(machine.tokenRequested(r2, validFor: 0, now: t0) == [.answer(r2, .failure(.storeUnavailable(.locked)))])
+    }
+}
+
+@Suite struct RefreshPolicyTests {
+    @Test(arguments: [(3600.0, 360.0), (600, 60), (100, 50), (10, 5)])
+    func leadIsTheLargerOfAMinuteAndTenPercentButAtMostHalf(_ lifetime: TimeInterval, _ lead: TimeInterval) {
+        #expect(RefreshPolicy().lead(forLifetime: lifetime) == lead)
+    }
+
+    @Test func aFixedLeadOverridesTheComputedOne() {
+        #expect(RefreshPolicy(fixedLead: 20).lead(forLifetime: 3600) == 20)
+    }
+
+    @Test func backoffDoublesIsCappedAndHonoursRetryAfter() {
+        let policy = RefreshPolicy()
+        let delays = (1...10).map { policy.backoff(attempt: $0, retryAfter: nil, random: 1) }
+        #expect(delays == [2, 4, 8, 16, 32, 64, 128, 256, 300, 300])
+        #expect(policy.backoff(attempt: 1, retryAfter: nil, random: 0) == 1)
+        #expect(policy.backoff(attempt: 1, retryAfter: 90, random: 0) == 90)
+        #expect(policy.backoff(attempt: 1, retryAfter: 900, random: 0) == 900)
+    }
+
+    @Test func jitterOnlyMovesTheDeadlineEarlier() {
+        let session = Fixtures.session(1)
+        let policy = RefreshPolicy()
+        let early = policy.refreshDeadline(for: session, random: 1)
+        let late = policy.refreshDeadline(for: session, random: 0)
+        #expect(late == session.expiresAt.addingTimeInterval(-360))
+        #expect(early == late.addingTimeInterval(-72))
+    }
+}
+
+@Suite struct SessionRedactionTests {
+    @Test func printingASessionNeverShowsATokenOrTheRefreshToken() {
+        let session = Fixtures.session(1)
+        var dumped = ""
+        dump(session, to: &dumped)
+        for text in ["\(session)", String(reflecting: session), dumped, "\(Session(grant: Fixtures.grant(1), receivedAt: Fixtures.t0))",
+                     "\(Fixtures.grant(1))", "\(IssuedToken(accessToken: "access-1", expiresAt: Fixtures.t0))"] {
+            #expect(!text.contains("access-1"))
+            #expect(!text.contains("refresh-1"))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import AuthCore
+import AuthDaemon
+import AuthdClient
+import AuthIPC
+import AuthSocketServer
+import AuthTestSupport
+import Foundation
+import Logging
+
+/// An in-process daemon on a real Unix socket, with a fake GoTrue and an in-memory store.
+struct DaemonHarness: Sendable {
+    let socketPath: String
+    let api: FakeGoTrue
+    let store: InMemorySessionStore
+    let dispatcher: RequestDispatcher
+
+    /// Runs `body` against a daemon serving profile "default"; everything stops when it returns.
+    static func run(api: FakeGoTrue = FakeGoTrue(), store: InMemorySessionStore = InMemorySessionStore(),
+                    _ body: @Sendable (DaemonHarness) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-test-\(UUID().uuidString.prefix(8))")
+        let path = directory.appendingPathComponent("authd.sock").path
+        let logger = Logger(label: "authd-test")
+        let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: api,
+                                   policy: RefreshPolicy(jitterFraction: 0), logger: logger)
+        let dispatcher = RequestDispatcher(registry: ProfileRegistry(drivers: [driver], defaultProfile: "default"), logger: logger)
+        let server = UnixSocketServer(path: path, handler: dispatcher, logger: logger)
+        let harness = DaemonHarness(socketPath: path, api: api, store: store, dispatcher: dispatcher)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await driver.run() }
+            group.addTask { try await server.run() }
+            // The file appears at bind(), before listen(): wait until a connection is accepted.
+            while (try? LineConnection.connect(path: path)) == nil { try await Task.sleep(for: .milliseconds(10)) }
+            do {
+                try await body(harness)
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+            group.cancelAll()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A typed client connection (blocking calls are made off the cooperative pool with `blocking`).
+    func connect() throws -> AuthdConnection { try AuthdConnection.connect(socketPath: socketPath) }
+
+    /// A raw line connection.
+    func raw() throws -> LineConnection { try LineConnection.connect(path: socketPath) }
+}
+
+/// Runs blocking client I/O on a thread of its own. Not on a Dispatch queue: on Linux those share
+/// worker threads with Swift's cooperative pool, which the in-process daemon needs.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// The JSON object of a line.
+func object(_ line: Data?) -> [String: Any] {
+    guard let line else { return [:] }
+    return (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] ?? [:]
+}
+
+/// The error code of a response line.
+func errorCode(_ line: Data?) -> Int? { (object(line)["error"] as? [String: Any])?["code"] as? Int }

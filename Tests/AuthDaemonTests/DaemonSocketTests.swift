@@ -1,0 +1,136 @@
+import AuthCore
+import AuthDaemon
+import AuthdClient
+import AuthIPC
+import AuthProtocol
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// The daemon's methods over a real Unix socket.
+@Suite struct DaemonSocketTests {
+    @Test func everyDeclaredMethodHasAHandler() async throws {
+        try await DaemonHarness.run { daemon in
+            #expect(daemon.dispatcher.boundMethods == Set(Methods.allNames))
+        }
+    }
+
+    @Test func signInServeTokensAndSignOut() async throws {
+        try await DaemonHarness.run { daemon in
+            try await blocking {
+                let client = try daemon.connect()
+                let hello = try client.call(Methods.Hello.self, .init(client: "test"))
+                #expect(hello.protocolVersion == ProtocolVersion.current)
+                #expect(hello.profiles == ["default"])
+
+                #expect(throws: AuthdClientError.rpc(.application(.notSignedIn, "not signed in: run 'authctl login'"))) {
+                    _ = try client.call(Methods.Token.self, .init())
+                }
+                do {
+                    _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "wrong"))
+                    Issue.record("a wrong password signed in")
+                } catch let AuthdClientError.rpc(error) {
+                    #expect(error.reason == .invalidCredentials)
+                    #expect(!error.message.contains("wrong\""))
+                }
+                let status = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
+                #expect(status.state == "signed_in")
+                #expect(status.user?.email == "a@example.com")
+                // Write-ahead: by the time sign-in answers, the session is in the store.
+                #expect(daemon.store.stored("default")?.accessToken == "access-1")
+
+                let token = try client.call(Methods.Token.self, .init(minValidity: 60))
+                #expect(token.accessToken == "access-1")
+                #expect(token.tokenType == "bearer")
+                #expect(token.expiresIn > 3500)
+
+                let signOut = try client.call(Methods.SignOut.self, .init(scope: "global"))
+                #expect(signOut.serverConfirmed)
+                #expect(signOut.status.state == "signed_out")
+                #expect(signOut.status.signOutReason == "user_signed_out")
+                #expect(daemon.api.signOutCalls == [.global])
+                do {
+                    _ = try client.call(Methods.Token.self, .init())
+                    Issue.record("token after sign-out")
+                } catch let AuthdClientError.rpc(error) {
+                    #expect(error.reason == .notSignedIn)
+                }
+            }
+            // The delete goes through the store's serial queue; give it a moment to land.
+            for _ in 0..<100 where daemon.store.stored("default") != nil { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(daemon.store.stored("default") == nil)
+            #expect(daemon.store.log.filter { $0.hasPrefix("save") }.count == 1)
+        }
+    }
+
+    @Test func malformedLinesGetStandardErrorsAndTheConnectionStaysUsable() async throws {
+        try await DaemonHarness.run { daemon in
+            try await blocking {
+                let raw = try daemon.raw()
+                raw.setReadTimeout(5)
+                let lines: [(String, Int)] = [
+                    ("this is not json", -32700),
+                    ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"no.such.method\"}", -32601),
+                    ("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"session.token\",\"params\":{\"min_validity\":\"soon\"}}", -32602),
+                    ("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"session.token\",\"params\":{\"min_validity\":-5}}", -32602),
+                    ("[\"not\",\"an\",\"object\"]", -32600),
+                    ("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"session.signOut\",\"params\":{\"scope\":\"everywhere\"}}", -32602),
+                    ("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"session.status\",\"params\":{\"profile\":\"nope\"}}", -32000),
+                ]
+                for (line, code) in lines {
+                    try raw.write(Data((line + "\n").utf8))
+                    #expect(errorCode(try raw.readLine()) == code, "\(line)")
+                }
+                // A notification (no id) for an unknown method gets no answer; the next request still does.
+                try raw.write(Data("{\"jsonrpc\":\"2.0\",\"method\":\"no.such.method\"}\n".utf8))
+                try raw.write(Data("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"hello\"}\n".utf8))
+                let hello = object(try raw.readLine())
+                #expect(hello["id"] as? Int == 9)
+                #expect((hello["result"] as? [String: Any])?["protocol_version"] as? String == ProtocolVersion.current)
+            }
+        }
+    }
+
+    @Test func anOversizedLineIsRefusedAndClosedWhileOthersKeepWorking() async throws {
+        try await DaemonHarness.run { daemon in
+            try await blocking {
+                let raw = try daemon.raw()
+                raw.setReadTimeout(5)
+                try? raw.write(Data(repeating: UInt8(ascii: "x"), count: 70 * 1024))
+                let answer = try raw.readLine()
+                #expect(errorCode(answer) == -32600)
+                #expect(String(decoding: answer ?? Data(), as: UTF8.self).contains("longer than 65536 bytes"))
+                #expect(try raw.readLine() == nil) // closed
+                let other = try daemon.connect()
+                #expect(try other.call(Methods.Status.self, .init()).state == "signed_out")
+            }
+        }
+    }
+
+    @Test func subscribersGetASnapshotThenChangesAndNeverATokenOrPassword() async throws {
+        try await DaemonHarness.run { daemon in
+            try await blocking {
+                let watcher = try daemon.raw()
+                watcher.setReadTimeout(5)
+                try watcher.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
+                let ack = try watcher.readLine()
+                #expect((object(ack)["result"] as? [String: Any])?["subscribed"] as? Bool == true)
+                let initial = object(try watcher.readLine())
+                #expect((initial["params"] as? [String: Any])?["event"] as? String == "INITIAL_SESSION")
+
+                let client = try daemon.connect()
+                _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
+                _ = try client.call(Methods.SignOut.self, .init())
+                var events: [String] = []
+                var text = ""
+                while events.last != "SIGNED_OUT", let line = try watcher.readLine() {
+                    text += String(decoding: line, as: UTF8.self)
+                    if let name = (object(line)["params"] as? [String: Any])?["event"] as? String { events.append(name) }
+                }
+                #expect(events == ["SIGNED_IN", "SIGNED_OUT"])
+                #expect(text.contains("\"reason\":\"user_signed_out\""))
+                for secret in ["access-1", "refresh-1", "correct horse"] { #expect(!text.contains(secret)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import AuthCore
+import AuthDaemon
+import AuthdClient
+import AuthProtocol
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// Refresh behaviour seen from a client: one refresh for many waiters, transient failures kept,
+/// fatal ones signed out with the reason.
+@Suite struct RefreshThroughDaemonTests {
+    /// A stored session with 10 s left of 3600.
+    static func nearlyExpiredStore() -> InMemorySessionStore {
+        InMemorySessionStore(sessions: ["default": Fixtures.session(100, receivedAt: Date().addingTimeInterval(-3590))])
+    }
+
+    @Test func manyConcurrentRequestsShareOneRefresh() async throws {
+        let api = FakeGoTrue()
+        api.setRefreshDelay(.milliseconds(300))
+        let store = InMemorySessionStore(sessions: ["default": Fixtures.session(100, receivedAt: Date().addingTimeInterval(-3000))])
+        try await DaemonHarness.run(api: api, store: store) { daemon in
+            let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<20 {
+                    group.addTask {
+                        try await blocking {
+                            try daemon.connect().call(Methods.Token.self, .init(minValidity: 1200)).accessToken
+                        }
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(Set(tokens) == ["access-1"])
+            #expect(daemon.api.refreshCalls == 1)
+            #expect(daemon.store.stored("default")?.accessToken == "access-1")
+        }
+    }
+
+    @Test func aTransientFailureKeepsTheSessionAndServesTheStillValidToken() async throws {
+        let api = FakeGoTrue()
+        api.failNextRefreshes(Array(repeating: .unreachable(url: "https://example.test/auth/v1", detail: "connection refused"), count: 50))
+        try await DaemonHarness.run(api: api, store: Self.nearlyExpiredStore()) { daemon in
+            try await blocking {
+                let client = try daemon.connect()
+                let token = try client.call(Methods.Token.self, .init())
+                #expect(token.accessToken == "access-100")
+                let status = try client.call(Methods.Status.self, .init())
+                #expect(status.state == "signed_in")
+                #expect(status.degraded?.reason == "offline")
+                #expect(status.degraded?.detail.contains("cannot reach https://example.test/auth/v1") == true)
+            }
+            #expect(daemon.store.stored("default") != nil)
+            #expect(!daemon.store.log.contains { $0.hasPrefix("delete") })
+        }
+    }
+
+    @Test func aFatalRefreshErrorSignsOutWithTheServersReason() async throws {
+        let api = FakeGoTrue()
+        api.failNextRefreshes([.http(status: 400, code: "refresh_token_already_used", message: "Invalid Refresh Token: Already Used", retryAfter: nil)])
+        try await DaemonHarness.run(api: api, store: Self.nearlyExpiredStore()) { daemon in
+            var status = SessionStatus(profile: "", state: "", server: "")
+            for _ in 0..<200 {
+                status = try await blocking { try daemon.connect().call(Methods.Status.self, .init()) }
+                if status.state == "signed_out" { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(status.state == "signed_out")
+            #expect(status.signOutReason == "refresh_token_already_used")
+            try await blocking {
+                do {
+                    _ = try daemon.connect().call(Methods.Token.self, .init())
+                    Issue.record("token after a fatal refresh error")
+                } catch let AuthdClientError.rpc(error) {
+                    #expect(error.reason == .notSignedIn)
+                    #expect(error.message.contains("refresh_token_already_used"))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import AuthProtocol
+import Foundation
+import Testing
+
+/// Golden fixtures pin every message both ways: what we encode is byte-for-byte the fixture,
+/// and the fixture decodes to the same value.
+@Suite struct WireFormatTests {
+    static func fixture(_ name: String) throws -> Data {
+        guard let url = Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures") else {
+            throw FixtureMissing(name: name)
+        }
+        var data = try Data(contentsOf: url)
+        while data.last == 0x0A { data.removeLast() }
+        return data
+    }
+
+    static func line(_ data: Data) -> Data {
+        var data = data
+        while data.last == 0x0A { data.removeLast() }
+        return data
+    }
+
+    let user = SessionStatus.User(id: "9b2f6c1e-0000-4000-8000-000000000001", email: "a@example.com", phone: nil)
+
+    @Test func tokenRequestAndResult() throws {
+        let request = try RPCCodec.encodeRequest(method: Methods.Token.name, params: Methods.Token.Parameters(profile: "work", minValidity: 60), id: .number(7))
+        #expect(Self.line(request) == (try Self.fixture("request-token")))
+        let result = Methods.Token.Result(accessToken: "eyJhbGciOiJIUzI1NiJ9.e30.sig", expiresAt: 1_800_003_600, expiresIn: 3540)
+        #expect(Self.line(try RPCCodec.encodeResult(result, id: .number(7))) == (try Self.fixture("result-token")))
+        let decoded = try JSONDecoder().decode(RPCResponse<Methods.Token.Result>.self, from: try Self.fixture("result-token"))
+        #expect(decoded.result == result && decoded.id == .number(7))
+        #expect(try RPCCodec.decodeParams(Methods.Token.Parameters.self, from: try Self.fixture("request-token"))
+                == Methods.Token.Parameters(profile: "work", minValidity: 60))
+    }
+
+    @Test func applicationAndParseErrors() throws {
+        let error = RPCErrorObject.application(.notSignedIn, "not signed in: run 'authctl login'")
+        #expect(Self.line(RPCCodec.encodeError(error, id: .number(7))) == (try Self.fixture("error-not-signed-in")))
+        let decoded = try JSONDecoder().decode(RPCResponse<Methods.Token.Result>.self, from: try Self.fixture("error-not-signed-in"))
+        #expect(decoded.error == error && decoded.error?.reason == .notSignedIn)
+        let parse = RPCErrorObject(code: RPCErrorObject.parseErrorCode, message: "parse error: the line is not valid JSON")
+        #expect(Self.line(RPCCodec.encodeError(parse, id: nil)) == (try Self.fixture("error-parse")))
+    }
+
+    @Test func helloBothWays() throws {
+        let request = try RPCCodec.encodeRequest(method: Methods.Hello.name, params: Methods.Hello.Parameters(client: "example-app"), id: .string("a"))
+        #expect(Self.line(request) == (try Self.fixture("request-hello")))
+        let result = Methods.Hello.Result(protocolVersion: "1.0", daemonVersion: "0.1.0", capabilities: ["password", "events", "profiles"],
+                                          profiles: ["default", "work"], defaultProfile: "default")
+        #expect(Self.line(try RPCCodec.encodeResult(result, id: .string("a"))) == (try Self.fixture("result-hello")))
+        #expect(try JSONDecoder().decode(RPCResponse<Methods.Hello.Result>.self, from: try Self.fixture("result-hello")).result == result)
+    }
+
+    @Test func signInSignOutAndSubscribe() throws {
+        let signIn = Methods.SignInWithPassword.Parameters(email: "a@example.com", password: "hunter22")
+        #expect(Self.line(try RPCCodec.encodeRequest(method: Methods.SignInWithPassword.name, params: signIn, id: .number(2)))
+                == (try Self.fixture("request-sign-in")))
+        #expect(Self.line(try RPCCodec.encodeRequest(method: Methods.SignOut.name, params: Methods.SignOut.Parameters(scope: "global"), id: .number(3)))
+                == (try Self.fixture("request-sign-out")))
+        let status = SessionStatus(profile: "default", state: "signed_out", signOutReason: "user_signed_out", server: "http://127.0.0.1:9999")
+        let signOut = Methods.SignOut.Result(status: status, serverConfirmed: false,
+                                             serverDetail: "cannot reach http://127.0.0.1:9999/auth/v1: connection refused")
+        #expect(Self.line(try RPCCodec.encodeResult(signOut, id: .number(3))) == (try Self.fixture("result-sign-out")))
+        #expect(try JSONDecoder().decode(RPCResponse<Methods.SignOut.Result>.self, from: try Self.fixture("result-sign-out")).result == signOut)
+        #expect(Self.line(try RPCCodec.encodeRequest(method: Methods.Subscribe.name, params: ProfileParameters(), id: .number(4)))
+                == (try Self.fixture("request-subscribe")))
+        #expect(Self.line(try RPCCodec.encodeResult(Methods.Subscribe.Result(), id: .number(4))) == (try Self.fixture("result-subscribe")))
+    }
+
+    @Test func eventsBothWays() throws {
+        let signedIn = SessionStatus(profile: "default", state: "signed_in", user: user, expiresAt: 1_800_003_600, server: "https://abcd.supabase.co")
+        let cases: [(String, AuthEventMessage)] = [
+            ("event-signed-in", AuthEventMessage(event: "SIGNED_IN", profile: "default", status: signedIn)),
+            ("event-initial-session", AuthEventMessage(event: "INITIAL_SESSION", profile: "default",
+                                                        status: SessionStatus(profile: "default", state: "signed_out", server: "https://abcd.supabase.co"),
+                                                        expired: false)),
+            ("event-refresh-failing", AuthEventMessage(event: "REFRESH_FAILING", profile: "default", status: {
+                var status = signedIn
+                status.degraded = .init(reason: "offline", detail: "cannot reach https://abcd.supabase.co/auth/v1: connection refused", retryAt: 1_800_003_300)
+                return status
+            }(), reason: "offline")),
+        ]
+        for (name, message) in cases {
+            let encoded = try RPCCodec.encodeNotification(RPCNotification(method: AuthEventMessage.method, params: message))
+            #expect(Self.line(encoded) == (try Self.fixture(name)), "\(name)")
+            struct Note: Decodable { var method: String; var params: AuthEventMessage }
+            #expect(try JSONDecoder().decode(Note.self, from: try Self.fixture(name)).params == message, "\(name)")
+        }
+    }
+
+    @Test func unknownFieldsAreIgnoredByReaders() throws {
+        let line = Data(#"{"id":1,"jsonrpc":"2.0","result":{"access_token":"t","token_type":"bearer","expires_at":1,"expires_in":0,"new_field":{"x":1}}}"#.utf8)
+        #expect(try JSONDecoder().decode(RPCResponse<Methods.Token.Result>.self, from: line).result?.accessToken == "t")
+    }
+}
+
+struct FixtureMissing: Error { let name: String }
+
+/// The envelope rules: which lines are rejected with which standard error.
+@Suite struct EnvelopeTests {
+    static let cases: [(String, Int?)] = [
+        ("not json", RPCErrorObject.parseErrorCode),
+        ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":", RPCErrorObject.parseErrorCode),
+        ("[1,2,3]", RPCErrorObject.invalidRequestCode),
+        ("42", RPCErrorObject.invalidRequestCode),
+        ("{\"id\":1,\"method\":\"hello\"}", RPCErrorObject.invalidRequestCode),
+        ("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"hello\"}", RPCErrorObject.invalidRequestCode),
+        ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}", RPCErrorObject.invalidRequestCode),
+        ("{\"jsonrpc\":\"2.0\",\"id\":{\"x\":1},\"method\":\"hello\"}", RPCErrorObject.invalidRequestCode),
+        ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\"}", nil),
+        ("{\"jsonrpc\":\"2.0\",\"id\":\"abc\",\"method\":\"session.token\",\"params\":{\"min_validity\":5}}", nil),
+        ("{\"jsonrpc\":\"2.0\",\"method\":\"hello\"}", nil),
+    ]
+
+    @Test(arguments: cases)
+    func envelope(_ line: String, _ expectedCode: Int?) {
+        switch RPCCodec.decodeEnvelope(Data(line.utf8)) {
+        case .success: #expect(expectedCode == nil, "accepted \(line)")
+        case .failure(let rejection): #expect(rejection.error.code == expectedCode, "\(line)")
+        }
+    }
+
+    @Test func theIdOfAnInvalidRequestIsEchoedWhenReadable() throws {
+        guard case .failure(let rejection) = RPCCodec.decodeEnvelope(Data(#"{"jsonrpc":"1.0","id":9,"method":"hello"}"#.utf8)) else {
+            Issue.record("accepted")
+            return
+        }
+        #expect(rejection.id == .number(9))
+    }
+
+    @Test func wrongParameterTypesFailToDecode() {
+        #expect(throws: DecodingError.self) {
+            try RPCCodec.decodeParams(Methods.Token.Parameters.self,
+                                      from: Data(#"{"jsonrpc":"2.0","id":1,"method":"session.token","params":{"min_validity":"soon"}}"#.utf8))
+        }
+    }
+}

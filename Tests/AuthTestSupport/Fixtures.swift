@@ -1,0 +1,20 @@
+import AuthCore
+import Foundation
+
+/// Builders for test values.
+public enum Fixtures {
+    /// A fixed instant tests measure from.
+    public static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// A session received at `receivedAt` that lives `lifetime` seconds.
+    public static func session(_ n: Int = 1, receivedAt: Date = t0, lifetime: TimeInterval = 3600) -> Session {
+        Session(accessToken: "access-\(n)", refreshToken: "refresh-\(n)", expiresAt: receivedAt.addingTimeInterval(lifetime),
+                receivedAt: receivedAt, user: UserSummary(id: "user-1", email: "a@example.com"))
+    }
+
+    /// A grant as GoTrue would return it.
+    public static func grant(_ n: Int, lifetime: Int = 3600) -> SessionGrant {
+        SessionGrant(accessToken: "access-\(n)", refreshToken: "refresh-\(n)", expiresIn: lifetime,
+                     user: UserSummary(id: "user-1", email: "a@example.com"))
+    }
+}

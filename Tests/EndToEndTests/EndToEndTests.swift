@@ -1,0 +1,267 @@
+import Foundation
+import Testing
+
+/// Whether the real keyring is there (always under scripts/test, which sets AUTHD_REQUIRE_KEYRING=1).
+enum Environment {
+    static var hasKeyring: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["AUTHD_REQUIRE_KEYRING"] == "1" || environment["DBUS_SESSION_BUS_ADDRESS"] != nil
+    }
+}
+
+/// The whole system as a user meets it: real processes, real HTTP, the real keyring and socket.
+@Suite(.enabled(if: Environment.hasKeyring, "needs a Secret Service: run under scripts/with-private-keyring"))
+struct EndToEndTests {
+    @Test func signInServeSurviveSIGKILLRefreshAfterExpiryAndSignOut() async throws {
+        try await offPool {
+            let stack = try Stack(name: "main")
+            defer { stack.tearDown() }
+            let lifetime = 8
+            try stack.startDevServer(lifetime: lifetime)
+            let email = "e2e-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+            let password = "pw-\(UUID().uuidString)"
+            try stack.signUp(email: email, password: password)
+            try stack.startDaemon()
+
+            let before = try stack.authctl(["token"])
+            #expect(before.status == 4)
+            #expect(before.stderr.contains("not signed in") && before.stderr.contains("authctl login"))
+
+            let wrong = try stack.authctl(["login", "--email", email, "--password-stdin"], input: "not-the-password\n")
+            #expect(wrong.status == 5)
+            #expect(wrong.stderr == "authctl: wrong email or password\n")
+
+            let watcher = try Spawned(Binaries.path("authctl"), ["watch", "--json"], environment: stack.environment, in: stack.directory, name: "watch")
+            defer { watcher.stop() }
+            #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
+            #expect(stack.daemons.count == 1)
+
+            let login = try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n")
+            #expect(login.status == 0, "\(login.stderr)")
+            let status = try stack.authctl(["status"])
+            #expect(status.status == 0)
+            #expect(status.stdout.contains("signed in as \(email)"))
+            let statusJSON = try stack.authctl(["status", "--json"])
+            let parsed = try JSONSerialization.jsonObject(with: Data(statusJSON.stdout.utf8)) as? [String: Any]
+            #expect(parsed?["state"] as? String == "signed_in")
+
+            let first = try stack.authctl(["token"])
+            #expect(first.status == 0)
+            let firstToken = first.stdout.trimmingCharacters(in: .newlines)
+            #expect(claims(of: firstToken)["email"] as? String == email)
+            #expect(first.stdout == firstToken + "\n") // only the token
+
+            // Crash the daemon: the new one restores the session from the keyring, no sign-in needed.
+            stack.daemons.last?.signal(SIGKILL)
+            stack.daemons.last?.process.waitUntilExit()
+            watcher.process.waitUntilExit()
+            #expect(watcher.process.terminationStatus == 3) // the watcher notices the daemon is gone
+            #expect(watcher.stderr.contains("authd closed the connection"))
+            #expect(watcher.stdout.contains("SIGNED_IN"))
+            try stack.startDaemon()
+            let watcherAfterRestart = try Spawned(Binaries.path("authctl"), ["watch", "--json"], environment: stack.environment,
+                                                  in: stack.directory, name: "watch-2")
+            defer { watcherAfterRestart.stop() }
+            #expect(watcherAfterRestart.waitForOutput { $0.contains("INITIAL_SESSION") })
+            let restored = try stack.authctl(["token"])
+            #expect(restored.status == 0, "\(restored.stderr)")
+            #expect(claims(of: restored.stdout.trimmingCharacters(in: .newlines))["email"] as? String == email)
+
+            // Past the first token's lifetime, a token request still gets a valid token (a new one).
+            Thread.sleep(forTimeInterval: TimeInterval(lifetime) + 1)
+            let later = try stack.authctl(["token"])
+            #expect(later.status == 0, "\(later.stderr)")
+            let laterToken = later.stdout.trimmingCharacters(in: .newlines)
+            #expect(laterToken != firstToken)
+            let exp = claims(of: laterToken)["exp"] as? Double ?? 0
+            #expect(exp > Date().timeIntervalSince1970)
+            let json = try stack.authctl(["token", "--json", "--min-valid", "2"])
+            let tokenJSON = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            #expect(tokenJSON?["token_type"] as? String == "bearer")
+            #expect((tokenJSON?["expires_in"] as? Int ?? 0) >= 2)
+
+            let logout = try stack.authctl(["logout"])
+            #expect(logout.status == 0, "\(logout.stderr)")
+            let after = try stack.authctl(["token"])
+            #expect(after.status == 4)
+            #expect(after.stderr.contains("not signed in"))
+            let afterStatus = try stack.authctl(["status"])
+            #expect(afterStatus.status == 4)
+            #expect(afterStatus.stdout.contains("signed out (user_signed_out)"))
+
+            #expect(watcherAfterRestart.waitForOutput { $0.contains("SIGNED_OUT") })
+            func events(_ text: String) -> [String] {
+                text.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+                    .compactMap { $0["event"] as? String }
+            }
+            let beforeCrash = events(watcher.stdout)
+            #expect(Array(beforeCrash.prefix(2)) == ["INITIAL_SESSION", "SIGNED_IN"])
+            #expect(!beforeCrash.contains("SIGNED_OUT"))
+            let afterRestart = events(watcherAfterRestart.stdout)
+            #expect(afterRestart.first == "INITIAL_SESSION")
+            #expect(afterRestart.contains("TOKEN_REFRESHED"))
+            #expect(afterRestart.last == "SIGNED_OUT")
+
+            // No secret in anything the daemon, the dev server, the watcher or authctl's diagnostics printed.
+            // (authctl token's stdout is the one place a token is asked for, so it is left out.)
+            let printed = stack.allOutput().replacingOccurrences(of: first.stdout, with: "")
+                .replacingOccurrences(of: restored.stdout, with: "").replacingOccurrences(of: later.stdout, with: "")
+                .replacingOccurrences(of: json.stdout, with: "") + watcher.stdout + watcher.stderr
+                + watcherAfterRestart.stdout + watcherAfterRestart.stderr
+            for secret in [password, firstToken, laterToken, restored.stdout.trimmingCharacters(in: .newlines)] {
+                #expect(!printed.contains(secret), "a secret leaked into the output")
+            }
+            #expect(!printed.contains("eyJ"), "something that looks like a JWT leaked into the output")
+            #expect(!printed.contains("refresh_token\""))
+        }
+    }
+
+    @Test func anUnreachableServerKeepsTheSessionAndSaysWhy() async throws {
+        try await offPool {
+            let stack = try Stack(name: "offline")
+            defer { stack.tearDown() }
+            try stack.startDevServer(lifetime: 4)
+            try stack.signUp(email: "offline@example.com", password: "offline-password")
+            try stack.startDaemon()
+            #expect(try stack.authctl(["login", "--email", "offline@example.com", "--password-stdin"], input: "offline-password\n").status == 0)
+
+            stack.stopDevServer()
+            Thread.sleep(forTimeInterval: 5) // the token has expired; refreshes fail
+            let token = try stack.authctl(["token"])
+            #expect(token.status == 6)
+            #expect(token.stderr.contains("cannot reach \(stack.serverURL)/auth/v1"))
+            #expect(token.stderr.contains("the session is kept"))
+            let status = try stack.authctl(["status"])
+            #expect(status.status == 0)
+            #expect(status.stdout.contains("signed in as offline@example.com"))
+            #expect(status.stdout.contains("Problem:  offline"))
+
+            // A restart while the server is still away: the stored session is kept, not dropped.
+            stack.daemons.last?.stop()
+            try stack.startDaemon()
+            let again = try stack.authctl(["status", "--json"])
+            let parsed = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any]
+            #expect(["signed_in", "refreshing"].contains(parsed?["state"] as? String ?? ""))
+            #expect((parsed?["user"] as? [String: Any])?["email"] as? String == "offline@example.com")
+
+            let login = try stack.authctl(["login", "--email", "offline@example.com", "--password-stdin"], input: "offline-password\n")
+            #expect(login.status == 6)
+            #expect(login.stderr.contains("cannot reach"))
+        }
+    }
+
+    @Test func malformedInputToTheLiveDaemonNeverStopsIt() async throws {
+        try await offPool {
+            let stack = try Stack(name: "garbage")
+            defer { stack.tearDown() }
+            try stack.startDevServer(lifetime: 3600)
+            try stack.startDaemon()
+            let lines = ["garbage", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"nope\"}", String(repeating: "[", count: 10_000),
+                         "{\"jsonrpc\":\"2.0\",\"id\":1e400,\"method\":\"hello\"}", "\u{FF}\u{FE}invalid utf8"]
+            for line in lines {
+                let result = try runCommand("/usr/bin/python3", ["-c", """
+                    import socket, sys
+                    s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect(sys.argv[1])
+                    s.sendall(sys.argv[2].encode('utf-8', 'surrogateescape') + b'\\n')
+                    print(s.recv(65536).decode('utf-8', 'replace'))
+                    """, stack.socketPath, line], environment: stack.environment)
+                #expect(result.stdout.contains("\"error\""), "\(line.prefix(40)): \(result.stdout) \(result.stderr)")
+            }
+            #expect(try stack.authctl(["status"]).status == 4) // still alive and answering
+            #expect(stack.daemons.last?.process.isRunning == true)
+        }
+    }
+
+    @Test func noSecretServiceIsAClearErrorAndSignInStillWorksFromMemory() async throws {
+        try await offPool {
+            let stack = try Stack(name: "nokeyring")
+            defer { stack.tearDown() }
+            try stack.startDevServer(lifetime: 3600)
+            try stack.signUp(email: "nokeyring@example.com", password: "nokeyring-password")
+            stack.daemonEnvironmentOverrides = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(stack.directory.path)/no-such-bus"]
+            try stack.startDaemon()
+            let token = try stack.authctl(["token"])
+            #expect(token.status == 7)
+            #expect(token.stderr.contains("keyring (Secret Service) is not available"))
+            let login = try stack.authctl(["login", "--email", "nokeyring@example.com", "--password-stdin"], input: "nokeyring-password\n")
+            #expect(login.status == 0, "\(login.stderr)")
+            let status = try stack.authctl(["status", "--json"])
+            let parsed = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+            #expect(parsed?["state"] as? String == "signed_in")
+            #expect(parsed?["keyring"] as? String == "unavailable")
+            #expect(try stack.authctl(["token"]).status == 0)
+        }
+    }
+
+    @Test func aLockedKeyringIsReportedNotMistakenForSignedOut() async throws {
+        try await offPool {
+            // Locking is one-way without a prompter, so this runs on a private bus of its own.
+            let stack = try Stack(name: "locked")
+            defer { stack.tearDown() }
+            try stack.startDevServer(lifetime: 3600)
+            let script = """
+                set -e
+                printf '{"version":1}' | secret-tool store --label="authd session (locked)" xdg:schema dev.authd.Session profile locked
+                dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets \
+                  org.freedesktop.Secret.Service.Lock array:objpath:/org/freedesktop/secrets/collection/login >/dev/null
+                "$1" --profile locked --url "$2" --anon-key e2e-anon-key --log-level trace 2>"$3/locked-authd.err" &
+                daemon=$!
+                for _ in $(seq 1 100); do [ -S "$AUTHD_SOCKET" ] && break; sleep 0.1; done
+                "$4" status --json || true
+                "$4" token && echo "token-exit=0" || echo "token-exit=$?"
+                kill $daemon
+                for _ in $(seq 1 50); do kill -0 $daemon 2>/dev/null || break; sleep 0.1; done
+                if kill -0 $daemon 2>/dev/null; then echo "daemon-still-running"; kill -9 $daemon; else echo "daemon-stopped"; fi
+                cat "$3/locked-authd.err" >&2
+                """
+            let root = Binaries.directory.deletingLastPathComponent().deletingLastPathComponent()
+            var environment = stack.environment
+            environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
+            let result = try runCommand(root.appendingPathComponent("scripts/with-private-keyring").path,
+                                        ["bash", "-c", script, "locked", Binaries.path("authd"), stack.serverURL, stack.directory.path, Binaries.path("authctl")],
+                                        environment: environment, timeout: 90)
+            #expect(result.stdout.contains("\"state\":\"keyring_unavailable\""), "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("the keyring is locked"))
+            #expect(result.stdout.contains("token-exit=7"))
+        }
+    }
+
+    @Test func authctlSaysTheDaemonIsNotRunningAndHowToStartIt() async throws {
+        try await offPool {
+            var environment = ProcessInfo.processInfo.environment
+            environment["AUTHD_SOCKET"] = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString)/authd.sock").path
+            for arguments in [["status"], ["token"], ["logout"], ["watch"]] {
+                let result = try runCommand(Binaries.path("authctl"), arguments, environment: environment, timeout: 10)
+                #expect(result.status == 3, "\(arguments)")
+                #expect(result.stderr.contains("authd is not running"))
+                #expect(result.stderr.contains("systemctl --user start authd.socket"))
+            }
+        }
+    }
+
+    @Test func aSecondDaemonOnTheSameSocketRefusesToStart() async throws {
+        try await offPool {
+            let stack = try Stack(name: "twice")
+            defer { stack.tearDown() }
+            try stack.startDevServer(lifetime: 3600)
+            try stack.startDaemon()
+            let second = try runCommand(Binaries.path("authd"), ["--url", stack.serverURL, "--anon-key", "k"], environment: stack.environment, timeout: 20)
+            #expect(second.status == 75)
+            #expect(second.stderr.contains("another authd is already listening"))
+            #expect(try stack.authctl(["status"]).status == 4) // the first one still serves
+        }
+    }
+
+    @Test func badConfigurationIsRefusedWithExitCode78() async throws {
+        try await offPool {
+            var environment = ProcessInfo.processInfo.environment
+            environment["AUTHD_SOCKET"] = "/tmp/unused-\(UUID().uuidString).sock"
+            let insecure = try runCommand(Binaries.path("authd"), ["--url", "http://example.com", "--anon-key", "k"], environment: environment, timeout: 20)
+            #expect(insecure.status == 78)
+            #expect(insecure.stderr.contains("plain http:// is only allowed for a loopback server"))
+            let secret = try runCommand(Binaries.path("authd"), ["--url", "https://x.supabase.co", "--anon-key", "sb_secret_123"], environment: environment, timeout: 20)
+            #expect(secret.status == 78)
+            #expect(!secret.stderr.contains("sb_secret_123"))
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// Locates the built executables and runs them as real processes.
+enum Binaries {
+    /// `<package>/.build/debug`, or `$AUTHD_BIN_DIR`.
+    static let directory: URL = {
+        if let dir = ProcessInfo.processInfo.environment["AUTHD_BIN_DIR"] { return URL(fileURLWithPath: dir) }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug")
+    }()
+
+    static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+}
+
+/// A started process whose output goes to files (so nothing blocks on a full pipe).
+final class Spawned: @unchecked Sendable {
+    // Unchecked: `process` is only used from the test that owns it.
+    let process = Process()
+    let stdoutURL: URL
+    let stderrURL: URL
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String], in directory: URL, name: String) throws {
+        stdoutURL = directory.appendingPathComponent("\(name).out")
+        stderrURL = directory.appendingPathComponent("\(name).err")
+        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+        process.standardError = try FileHandle(forWritingTo: stderrURL)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
+
+    func signal(_ number: Int32) {
+        if process.isRunning { kill(process.processIdentifier, number) }
+    }
+
+    /// Stops the process (SIGTERM, then SIGKILL after 5 s) and waits for it.
+    func stop() {
+        signal(SIGTERM)
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        signal(SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// Waits until `predicate` holds on stdout, up to `timeout` seconds.
+    func waitForOutput(timeout: TimeInterval = 15, _ predicate: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if predicate(stdout) { return true }
+            usleep(50_000)
+        }
+        return predicate(stdout)
+    }
+}
+
+/// The result of a command that ran to completion.
+struct Completed {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs a command to completion with `input` on stdin; fails after `timeout` seconds.
+/// Output goes to files, not pipes: a daemon the command leaves behind (gnome-keyring under
+/// dbus-run-session) may hold a pipe open long after the command itself has exited.
+func runCommand(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil,
+                timeout: TimeInterval = 60) throws -> Completed {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-cmd-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
+    FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = environment
+    process.standardOutput = try FileHandle(forWritingTo: outURL)
+    process.standardError = try FileHandle(forWritingTo: errURL)
+    let inPipe = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
+    try process.run()
+    if let input {
+        inPipe.fileHandleForWriting.write(Data(input.utf8))
+        try? inPipe.fileHandleForWriting.close()
+    }
+    let deadline = Date().addingTimeInterval(timeout)
+    while process.isRunning, Date() < deadline { usleep(10_000) }
+    if process.isRunning {
+        process.terminate()
+        throw CommandTimedOut(command: ([executable] + arguments).joined(separator: " "))
+    }
+    process.waitUntilExit()
+    return Completed(status: process.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+                     stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+}
+
+struct CommandTimedOut: Error, CustomStringConvertible {
+    let command: String
+    var description: String { "timed out: \(command)" }
+}
+
+/// Runs a blocking test body on a thread of its own, so that sleeping and waiting for processes
+/// never starves Swift's cooperative pool (which other suites' in-process daemons run on).
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// A development server plus an authd on a private socket, and an authctl runner, for one test.
+/// Every line any of them prints is kept for the secret scan.
+final class Stack: @unchecked Sendable {
+    // Unchecked: used from one test at a time.
+    let directory: URL
+    let profile: String
+    let socketPath: String
+    private(set) var devServer: Spawned?
+    private(set) var daemons: [Spawned] = []
+    private(set) var serverURL = ""
+    private(set) var transcript: [String] = []
+    var daemonEnvironmentOverrides: [String: String] = [:]
+
+    init(name: String) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-e2e-\(name)-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        chmod(directory.path, 0o700)
+        profile = "e2e-\(name)-\(UUID().uuidString.prefix(6))"
+        socketPath = directory.appendingPathComponent("run/authd.sock").path
+    }
+
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["AUTHD_SOCKET"] = socketPath
+        environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+        return environment
+    }
+
+    func startDevServer(lifetime: Int, port: Int = 0) throws {
+        let server = try Spawned(Binaries.path("authd-dev-server"), ["--port", String(port), "--access-token-lifetime", String(lifetime),
+                                                                       "--anon-key", "e2e-anon-key"],
+                                 environment: environment, in: directory, name: "dev-server-\(UUID().uuidString.prefix(4))")
+        guard server.waitForOutput({ $0.contains("listening on") }) else { throw StackError("dev server did not start: \(server.stderr)") }
+        serverURL = String(server.stdout.split(separator: " ").last!.trimmingCharacters(in: .whitespacesAndNewlines))
+        devServer = server
+    }
+
+    func stopDevServer() {
+        devServer?.stop()
+        if let devServer { transcript += [devServer.stdout, devServer.stderr] }
+        devServer = nil
+    }
+
+    @discardableResult
+    func startDaemon(extra: [String] = []) throws -> Spawned {
+        var environment = self.environment
+        environment.merge(daemonEnvironmentOverrides) { _, new in new }
+        let daemon = try Spawned(Binaries.path("authd"), ["--profile", profile, "--url", serverURL, "--anon-key", "e2e-anon-key",
+                                                          "--log-level", "trace"] + extra,
+                                 environment: environment, in: directory, name: "authd-\(daemons.count)")
+        daemons.append(daemon)
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if let result = try? authctl(["status", "--json"]), result.status != 3 { return daemon }
+            if !daemon.process.isRunning { throw StackError("authd exited: \(daemon.stderr)") }
+            usleep(50_000)
+        }
+        throw StackError("authd did not start listening: \(daemon.stderr)")
+    }
+
+    func authctl(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 60) throws -> Completed {
+        let result = try runCommand(Binaries.path("authctl"), arguments, environment: environment, input: input, timeout: timeout)
+        transcript += [result.stdout, result.stderr]
+        return result
+    }
+
+    func signUp(email: String, password: String) throws {
+        let body = #"{"email":"\#(email)","password":"\#(password)"}"#
+        let result = try runCommand("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "\(serverURL)/auth/v1/signup",
+                                                      "-H", "Content-Type: application/json", "-H", "apikey: e2e-anon-key", "-d", body],
+                                    environment: environment)
+        guard result.stdout == "200" else { throw StackError("sign-up failed: \(result.stdout) \(result.stderr)") }
+    }
+
+    /// Everything printed so far, by every process.
+    func allOutput() -> String {
+        (transcript + daemons.flatMap { [$0.stdout, $0.stderr] } + [devServer?.stdout ?? "", devServer?.stderr ?? ""]).joined(separator: "\n")
+    }
+
+    func tearDown() {
+        for daemon in daemons { daemon.stop() }
+        stopDevServer()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+struct StackError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The claims of a JWT (no verification: the test only reads them).
+func claims(of jwt: String) -> [String: Any] {
+    let parts = jwt.split(separator: ".")
+    guard parts.count == 3 else { return [:] }
+    var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+    guard let data = Data(base64Encoded: base64) else { return [:] }
+    return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+}

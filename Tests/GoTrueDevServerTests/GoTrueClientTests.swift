@@ -1,0 +1,66 @@
+import AuthCore
+import Foundation
+import GoTrue
+import GoTrueDevServer
+import Testing
+
+/// The real HTTP adapter against the development server.
+@Suite struct GoTrueClientTests {
+    @Test func signInRefreshAndSignOutThroughTheAdapter() async throws {
+        try await DevServerHarness.run(DevServerOptions(anonKey: "anon-key-1")) { harness in
+            _ = try await harness.call("POST", "/signup", json: ["email": "adapter@example.com", "password": "password-1"], headers: ["apikey": "anon-key-1"])
+            let client = GoTrueClient(projectURL: harness.base, anonKey: "anon-key-1")
+
+            await #expect(throws: ServerFailure.http(status: 400, code: "invalid_credentials", message: "Invalid login credentials", retryAfter: nil)) {
+                _ = try await client.signIn(email: "adapter@example.com", password: "nope-nope")
+            }
+            let grant = try await client.signIn(email: "adapter@example.com", password: "password-1")
+            #expect(grant.user.email == "adapter@example.com")
+            #expect(grant.expiresIn == 3600)
+            let rotated = try await client.refresh(refreshToken: grant.refreshToken)
+            #expect(rotated.refreshToken != grant.refreshToken)
+            try await client.signOut(accessToken: rotated.accessToken, scope: .local)
+            do {
+                _ = try await client.refresh(refreshToken: rotated.refreshToken)
+                Issue.record("refresh after sign-out succeeded")
+            } catch let error as ServerFailure {
+                #expect(error.refreshClass == .fatal(code: "refresh_token_not_found"))
+            }
+        }
+    }
+
+    @Test func aWrongAnonKeyIsRefusedLikeTheGatewayDoes() async throws {
+        try await DevServerHarness.run(DevServerOptions(anonKey: "anon-key-1")) { harness in
+            let client = GoTrueClient(projectURL: harness.base, anonKey: "wrong")
+            await #expect(throws: ServerFailure.self) { _ = try await client.signIn(email: "a@example.com", password: "password-1") }
+        }
+    }
+
+    @Test func anUnreachableServerIsATransientFailureThatNamesTheURL() async throws {
+        let client = GoTrueClient(projectURL: URL(string: "http://127.0.0.1:1")!, anonKey: "k", timeout: 5)
+        do {
+            _ = try await client.refresh(refreshToken: "whatever")
+            Issue.record("refresh against a closed port succeeded")
+        } catch {
+            guard case .unreachable(let url, _) = error else { Issue.record("wrong failure \(error)"); return }
+            #expect(url == "http://127.0.0.1:1/auth/v1")
+            #expect(error.refreshClass == .transient(.offline, retryAfter: nil))
+            #expect(error.localizedDescription.hasPrefix("cannot reach http://127.0.0.1:1/auth/v1"))
+        }
+    }
+
+    @Test(arguments: [
+        (503, "<html>bad gateway</html>", ["Retry-After": "30"], ServerFailure.http(status: 503, code: nil, message: "service unavailable", retryAfter: 30)),
+        (400, #"{"code":"refresh_token_already_used","message":"Invalid Refresh Token: Already Used"}"#, [:],
+         .http(status: 400, code: "refresh_token_already_used", message: "Invalid Refresh Token: Already Used", retryAfter: nil)),
+        (400, #"{"code":400,"error_code":"session_expired","msg":"Session Expired"}"#, [:],
+         .http(status: 400, code: "session_expired", message: "Session Expired", retryAfter: nil)),
+        (400, #"{"error":"invalid_grant","error_description":"Nonces mismatch"}"#, [:],
+         .http(status: 400, code: "invalid_grant", message: "Nonces mismatch", retryAfter: nil)),
+        (429, "{}", ["x-sb-error-code": "over_request_rate_limit"],
+         .http(status: 429, code: "over_request_rate_limit", message: "too many requests", retryAfter: nil)),
+    ] as [(Int, String, [String: String], ServerFailure)])
+    func errorBodiesOfEveryShapeDecode(_ status: Int, _ body: String, _ headers: [String: String], _ expected: ServerFailure) {
+        #expect(GoTrueErrorDecoder.failure(status: status, headers: headers, body: Data(body.utf8)) == expected)
+    }
+}
