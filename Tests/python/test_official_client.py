@@ -1,0 +1,98 @@
+"""The development server checked by a client nobody here wrote: supabase-auth from PyPI."""
+import base64
+import json
+
+import pytest
+from supabase_auth import SyncGoTrueClient
+from supabase_auth.errors import AuthApiError
+
+from conftest import ANON_KEY
+
+PASSWORD = "python-password-1"
+
+
+def client(url: str) -> SyncGoTrueClient:
+    # No auto-refresh timer: the test decides when to refresh.
+    return SyncGoTrueClient(url=url, headers={"apikey": ANON_KEY}, auto_refresh_token=False, persist_session=True)
+
+
+def claims(jwt: str) -> dict:
+    payload = jwt.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+def test_sign_up_signs_in_at_once_with_auto_confirm(dev_server, email):
+    response = client(dev_server).sign_up({"email": email, "password": PASSWORD, "options": {"data": {"name": "Py"}}})
+    assert response.session is not None
+    assert response.user.email == email
+    assert response.user.user_metadata["name"] == "Py"
+    assert response.session.token_type == "bearer"
+    assert response.session.expires_in == 3600
+    assert claims(response.session.access_token)["email"] == email
+    assert claims(response.session.access_token)["session_id"]
+
+
+def test_sign_in_with_password_and_wrong_password(dev_server, email):
+    auth = client(dev_server)
+    auth.sign_up({"email": email, "password": PASSWORD})
+    with pytest.raises(AuthApiError) as wrong:
+        auth.sign_in_with_password({"email": email, "password": "not-the-password"})
+    assert wrong.value.code == "invalid_credentials"
+    assert wrong.value.status == 400
+    assert wrong.value.message == "Invalid login credentials"
+    response = auth.sign_in_with_password({"email": email, "password": PASSWORD})
+    assert response.user.email == email
+    assert response.session.refresh_token
+
+
+def test_refresh_rotates_and_the_parent_token_returns_the_current_one(dev_server, email):
+    auth = client(dev_server)
+    first = auth.sign_up({"email": email, "password": PASSWORD}).session
+    second = auth.refresh_session(first.refresh_token).session
+    assert second.refresh_token != first.refresh_token
+    assert second.user.email == email
+    # A crash before saving `second` means presenting `first` again: the server answers with `second`'s token.
+    again = client(dev_server).refresh_session(first.refresh_token).session
+    assert again.refresh_token == second.refresh_token
+
+
+def test_reusing_an_older_refresh_token_revokes_the_session(dev_server, email):
+    auth = client(dev_server)
+    r0 = auth.sign_up({"email": email, "password": PASSWORD}).session.refresh_token
+    r1 = auth.refresh_session(r0).session.refresh_token
+    r2 = auth.refresh_session(r1).session.refresh_token
+    with pytest.raises(AuthApiError) as reuse:
+        client(dev_server).refresh_session(r0)
+    assert reuse.value.code == "refresh_token_already_used"
+    assert reuse.value.status == 400
+    with pytest.raises(AuthApiError) as revoked:
+        client(dev_server).refresh_session(r2)
+    assert revoked.value.code == "refresh_token_not_found"
+
+
+def test_get_user_and_sign_out(dev_server, email):
+    auth = client(dev_server)
+    session = auth.sign_up({"email": email, "password": PASSWORD}).session
+    user = auth.get_user(session.access_token).user
+    assert user.email == email
+    assert user.identities[0].provider == "email"
+    auth.sign_out({"scope": "local"})
+    assert auth.get_session() is None
+    with pytest.raises(AuthApiError) as gone:
+        client(dev_server).get_user(session.access_token)
+    assert gone.value.code == "session_not_found"
+    assert gone.value.status == 403
+    with pytest.raises(AuthApiError) as refresh:
+        client(dev_server).refresh_session(session.refresh_token)
+    assert refresh.value.code == "refresh_token_not_found"
+
+
+def test_global_sign_out_ends_every_session_of_the_user(dev_server, email):
+    one = client(dev_server)
+    one.sign_up({"email": email, "password": PASSWORD})
+    two = client(dev_server)
+    other = two.sign_in_with_password({"email": email, "password": PASSWORD}).session
+    one.sign_out({"scope": "global"})
+    with pytest.raises(AuthApiError) as ended:
+        client(dev_server).refresh_session(other.refresh_token)
+    assert ended.value.code == "refresh_token_not_found"
