@@ -85,6 +85,7 @@ let package = Package(
         .testTarget(name: "AuthDaemonTests", dependencies: [
             "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC"]),
     ]

@@ -12,7 +12,9 @@ import Glibc
 ///
 /// Every connection is a child task of `run()`, and every request a child task of its
 /// connection, so nothing outlives the server. Peers whose uid differs from ours are closed
-/// before a byte of theirs is read.
+/// before a byte of theirs is read. Stop it with graceful shutdown (as `ServiceGroup` does on
+/// SIGTERM): that closes the listener and every connection. Cancelling instead can drop
+/// connections NIO had accepted but not yet handed over.
 public final class UnixSocketServer: Service, Sendable {
     private let path: String
     private let handler: any SocketRequestHandler
@@ -76,6 +78,9 @@ public final class UnixSocketServer: Service, Sendable {
         let context = ConnectionContext(id: id, peer: peer, outbox: Outbox(continuation: continuation))
         logger.debug("connection opened", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
         do {
+            // On graceful shutdown every connection is closed too: a subscriber would otherwise
+            // keep its task, and so the daemon, alive forever.
+            try await withGracefulShutdownHandler {
             try await channel.executeThenClose { inbound, outbound in
                 await withDiscardingTaskGroup { tasks in
                     tasks.addTask {
@@ -106,6 +111,9 @@ public final class UnixSocketServer: Service, Sendable {
                     await handler.connectionClosed(context)
                     continuation.finish()
                 }
+            }
+            } onGracefulShutdown: {
+                channel.channel.close(promise: nil)
             }
         } catch {
             logger.debug("connection ended with an error", metadata: ["connection.id": "\(id)", "error": "\(error)"])

@@ -19,7 +19,16 @@ static GHashTable *authd_attributes(const char *profile) {
     return attributes;
 }
 
+/* Not part of the public status set: an object vanished while we used it (another client
+ * deleted an item mid-call). The public functions retry the whole operation on this. */
+#define AUTHD_SECRET_RETRY ((authd_secret_status)100)
+#define AUTHD_SECRET_ATTEMPTS 3
+
 static authd_secret_status fail(GError *error, const char *fallback, char **error_message) {
+    if (error != NULL && g_error_matches(error, SECRET_ERROR, SECRET_ERROR_NO_SUCH_OBJECT)) {
+        g_error_free(error);
+        return AUTHD_SECRET_RETRY;
+    }
     if (error_message != NULL) {
         *error_message = g_strdup(error != NULL ? error->message : fallback);
     }
@@ -27,10 +36,11 @@ static authd_secret_status fail(GError *error, const char *fallback, char **erro
     return AUTHD_SECRET_UNAVAILABLE;
 }
 
-/* The Secret Service proxy, connected and with its collections loaded. libsecret caches it. */
+/* The Secret Service proxy with a session open. Collections are not preloaded: loading every
+ * item of the collection races with other clients deleting theirs. libsecret caches it. */
 static SecretService *authd_service(char **error_message) {
     GError *error = NULL;
-    SecretService *service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION | SECRET_SERVICE_LOAD_COLLECTIONS, NULL, &error);
+    SecretService *service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, NULL, &error);
     if (service == NULL) fail(error, "no Secret Service on the session bus", error_message);
     return service;
 }
@@ -47,7 +57,7 @@ static authd_secret_status authd_find(SecretService *service, const char *profil
     return items == NULL ? AUTHD_SECRET_NOT_FOUND : AUTHD_SECRET_OK;
 }
 
-authd_secret_status authd_secret_store(const char *profile, const char *label, const char *secret, char **error_message) {
+static authd_secret_status authd_secret_store_once(const char *profile, const char *label, const char *secret, char **error_message) {
     SecretService *service = authd_service(error_message);
     if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;
     GError *error = NULL;
@@ -72,7 +82,7 @@ authd_secret_status authd_secret_store(const char *profile, const char *label, c
     return AUTHD_SECRET_OK;
 }
 
-authd_secret_status authd_secret_lookup(const char *profile, char **secret_out, char **error_message) {
+static authd_secret_status authd_secret_lookup_once(const char *profile, char **secret_out, char **error_message) {
     *secret_out = NULL;
     SecretService *service = authd_service(error_message);
     if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;
@@ -99,7 +109,7 @@ authd_secret_status authd_secret_lookup(const char *profile, char **secret_out, 
     return status;
 }
 
-authd_secret_status authd_secret_clear(const char *profile, char **error_message) {
+static authd_secret_status authd_secret_clear_once(const char *profile, char **error_message) {
     SecretService *service = authd_service(error_message);
     if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;
     GList *items = NULL;
@@ -123,4 +133,40 @@ void authd_secret_free(char *string) {
     if (string == NULL) return;
     memset(string, 0, strlen(string));
     g_free(string);
+}
+
+authd_secret_status authd_secret_store(const char *profile, const char *label, const char *secret, char **error_message) {
+    authd_secret_status status = AUTHD_SECRET_RETRY;
+    for (int attempt = 0; attempt < AUTHD_SECRET_ATTEMPTS && status == AUTHD_SECRET_RETRY; attempt++) {
+        status = authd_secret_store_once(profile, label, secret, error_message);
+    }
+    if (status == AUTHD_SECRET_RETRY) {
+        if (error_message != NULL) *error_message = g_strdup("the keyring kept changing under the call; try again");
+        status = AUTHD_SECRET_UNAVAILABLE;
+    }
+    return status;
+}
+
+authd_secret_status authd_secret_lookup(const char *profile, char **secret_out, char **error_message) {
+    authd_secret_status status = AUTHD_SECRET_RETRY;
+    for (int attempt = 0; attempt < AUTHD_SECRET_ATTEMPTS && status == AUTHD_SECRET_RETRY; attempt++) {
+        status = authd_secret_lookup_once(profile, secret_out, error_message);
+    }
+    if (status == AUTHD_SECRET_RETRY) {
+        if (error_message != NULL) *error_message = g_strdup("the keyring kept changing under the call; try again");
+        status = AUTHD_SECRET_UNAVAILABLE;
+    }
+    return status;
+}
+
+authd_secret_status authd_secret_clear(const char *profile, char **error_message) {
+    authd_secret_status status = AUTHD_SECRET_RETRY;
+    for (int attempt = 0; attempt < AUTHD_SECRET_ATTEMPTS && status == AUTHD_SECRET_RETRY; attempt++) {
+        status = authd_secret_clear_once(profile, error_message);
+    }
+    if (status == AUTHD_SECRET_RETRY) {
+        if (error_message != NULL) *error_message = g_strdup("the keyring kept changing under the call; try again");
+        status = AUTHD_SECRET_UNAVAILABLE;
+    }
+    return status;
 }

@@ -6,6 +6,7 @@ import AuthSocketServer
 import AuthTestSupport
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// An in-process daemon on a real Unix socket, with a fake GoTrue and an in-memory store.
 struct DaemonHarness: Sendable {
@@ -25,18 +26,21 @@ struct DaemonHarness: Sendable {
         let dispatcher = RequestDispatcher(registry: ProfileRegistry(drivers: [driver], defaultProfile: "default"), logger: logger)
         let server = UnixSocketServer(path: path, handler: dispatcher, logger: logger)
         let harness = DaemonHarness(socketPath: path, api: api, store: store, dispatcher: dispatcher)
+        // Stopped the way SIGTERM stops authd: graceful shutdown of a ServiceGroup.
+        let services = ServiceGroup(configuration: .init(services: [.init(service: driver), .init(service: server)],
+                                                         gracefulShutdownSignals: [], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await driver.run() }
-            group.addTask { try await server.run() }
+            group.addTask { try await services.run() }
             // The file appears at bind(), before listen(): wait until a connection is accepted.
             while (try? LineConnection.connect(path: path)) == nil { try await Task.sleep(for: .milliseconds(10)) }
             do {
                 try await body(harness)
             } catch {
-                group.cancelAll()
+                await services.triggerGracefulShutdown()
                 throw error
             }
-            group.cancelAll()
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
         }
         try? FileManager.default.removeItem(at: directory)
     }

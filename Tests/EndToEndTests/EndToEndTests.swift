@@ -24,7 +24,7 @@ struct EndToEndTests {
             try stack.startDaemon()
 
             let before = try stack.authctl(["token"])
-            #expect(before.status == 4)
+            #expect(before.status == 4, "\(before.stderr) daemon: \(stack.daemons.last?.stderr ?? "")")
             #expect(before.stderr.contains("not signed in") && before.stderr.contains("authctl login"))
 
             let wrong = try stack.authctl(["login", "--email", email, "--password-stdin"], input: "not-the-password\n")
@@ -249,6 +249,26 @@ struct EndToEndTests {
             #expect(second.status == 75)
             #expect(second.stderr.contains("another authd is already listening"))
             #expect(try stack.authctl(["status"]).status == 4) // the first one still serves
+        }
+    }
+
+    @Test func sigtermStopsTheDaemonGracefullyEvenWithASubscriberConnected() async throws {
+        try await offPool {
+            let stack = try Stack(name: "sigterm")
+            defer { stack.tearDown() }
+            try stack.startDevServer(lifetime: 3600)
+            let daemon = try stack.startDaemon()
+            let watcher = try Spawned(Binaries.path("authctl"), ["watch"], environment: stack.environment, in: stack.directory, name: "watch")
+            defer { watcher.stop() }
+            #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
+            daemon.signal(SIGTERM)
+            let deadline = Date().addingTimeInterval(5)
+            while daemon.process.isRunning, Date() < deadline { usleep(20_000) }
+            #expect(!daemon.process.isRunning, "authd did not stop within 5 s of SIGTERM")
+            daemon.stop()
+            #expect(daemon.process.terminationReason == .exit && daemon.process.terminationStatus == 0)
+            #expect(daemon.stderr.contains("stopped"))
+            #expect(!FileManager.default.fileExists(atPath: stack.socketPath)) // the socket is removed
         }
     }
 
