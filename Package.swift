@@ -81,12 +81,12 @@ let package = Package(
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "GoTrueDevServerTests", dependencies: ["GoTrueDevServer", "GoTrue", "AuthCore"]),
-        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore"]),
+        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [
             "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC", "AuthTestSupport"]),
     ]
 )

@@ -41,17 +41,24 @@ public final class UnixSocketServer: Service, Sendable {
         let ownUID = getuid()
         let maxLineLength = self.maxLineLength
         let logger = self.logger
+        // Children start with reads off and are wrapped in an NIOAsyncChannel only inside their own
+        // connection task. A child NIO accepted while the listener was closing may never reach a
+        // task; as a bare channel it is just dropped, where a wrapped one would trap on its
+        // unfinished writer. Bytes a client sends meanwhile wait in the kernel.
         let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelOption(.autoRead, value: false)
             .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
-                Self.peerCredentials(of: channel).flatMapThrowing { peer -> (NIOAsyncChannel<InboundFrame, ByteBuffer>, PeerCredentials) in
+                Self.peerCredentials(of: channel).flatMapThrowing { peer -> AcceptedConnection in
                     guard peer.uid == ownUID else {
                         logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
+                        // NIO does not close a child whose setup failed: without this the refused
+                        // peer would keep a descriptor in the daemon for as long as it likes.
+                        channel.close(promise: nil)
                         throw PeerRefused()
                     }
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: maxLineLength)))
-                    return (try NIOAsyncChannel(wrappingChannelSynchronously: channel), peer)
+                    return AcceptedConnection(channel: channel, peer: peer)
                 }
             }
         chmod(path, 0o600)
@@ -62,9 +69,9 @@ public final class UnixSocketServer: Service, Sendable {
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { connections in
                 try await server.executeThenClose { inbound in
-                    for try await (channel, peer) in inbound {
+                    for try await accepted in inbound {
                         let id = connectionIDs.next()
-                        connections.addTask { await self.serve(channel, peer: peer, id: id) }
+                        connections.addTask { await self.serve(accepted, id: id) }
                     }
                 }
             }
@@ -73,7 +80,22 @@ public final class UnixSocketServer: Service, Sendable {
         }
     }
 
-    private func serve(_ channel: NIOAsyncChannel<InboundFrame, ByteBuffer>, peer: PeerCredentials, id: UInt64) async {
+    private func serve(_ accepted: AcceptedConnection, id: UInt64) async {
+        let peer = accepted.peer
+        let maxLineLength = self.maxLineLength
+        let channel: NIOAsyncChannel<InboundFrame, ByteBuffer>
+        do {
+            channel = try await accepted.channel.eventLoop.submit {
+                try accepted.channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: maxLineLength)))
+                let wrapped = try NIOAsyncChannel<InboundFrame, ByteBuffer>(wrappingChannelSynchronously: accepted.channel)
+                try accepted.channel.syncOptions?.setOption(.autoRead, value: true)
+                return wrapped
+            }.get()
+        } catch {
+            logger.debug("connection setup failed", metadata: ["connection.id": "\(id)", "error": "\(error)"])
+            accepted.channel.close(promise: nil)
+            return
+        }
         let (lines, continuation) = AsyncStream<Data>.makeStream()
         let context = ConnectionContext(id: id, peer: peer, outbox: Outbox(continuation: continuation))
         logger.debug("connection opened", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
@@ -128,6 +150,12 @@ public final class UnixSocketServer: Service, Sendable {
         return provider.unsafeGetSocketOption(level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET),
                                               name: NIOBSDSocket.Option(rawValue: SO_PEERCRED))
     }
+}
+
+/// A child channel whose peer passed the uid check, not yet wrapped for async use.
+struct AcceptedConnection: Sendable {
+    let channel: Channel
+    let peer: PeerCredentials
 }
 
 /// A peer that failed the uid check.

@@ -134,3 +134,21 @@ import Testing
         }
     }
 }
+
+/// Shutting down while clients keep connecting (SIGTERM during a login storm).
+@Suite struct ShutdownTests {
+    @Test func connectionsArrivingDuringShutdownDoNotCrashTheDaemon() async throws {
+        try await DaemonHarness.run { daemon in
+            let path = daemon.socketPath
+            // Keeps connecting while the harness shuts the daemon down; ends once the socket is gone.
+            Thread {
+                var failures = 0
+                while failures < 20 {
+                    if (try? LineConnection.connect(path: path)) == nil { failures += 1 }
+                }
+            }.start()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Reaching this line means the process survived: a crash would have ended the run.
+    }
+}

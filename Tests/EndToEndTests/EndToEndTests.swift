@@ -1,16 +1,9 @@
+import AuthTestSupport
 import Foundation
 import Testing
 
-/// Whether the real keyring is there (always under scripts/test, which sets AUTHD_REQUIRE_KEYRING=1).
-enum Environment {
-    static var hasKeyring: Bool {
-        let environment = ProcessInfo.processInfo.environment
-        return environment["AUTHD_REQUIRE_KEYRING"] == "1" || environment["DBUS_SESSION_BUS_ADDRESS"] != nil
-    }
-}
-
 /// The whole system as a user meets it: real processes, real HTTP, the real keyring and socket.
-@Suite(.enabled(if: Environment.hasKeyring, "needs a Secret Service: run under scripts/with-private-keyring"))
+@Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct EndToEndTests {
     @Test func signInServeSurviveSIGKILLRefreshAfterExpiryAndSignOut() async throws {
         try await offPool {
@@ -31,7 +24,7 @@ struct EndToEndTests {
             #expect(wrong.status == 5)
             #expect(wrong.stderr == "authctl: wrong email or password\n")
 
-            let watcher = try Spawned(Binaries.path("authctl"), ["watch", "--json"], environment: stack.environment, in: stack.directory, name: "watch")
+            let watcher = try stack.watch(["--json"])
             defer { watcher.stop() }
             #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
             #expect(stack.daemons.count == 1)
@@ -59,8 +52,7 @@ struct EndToEndTests {
             #expect(watcher.stderr.contains("authd closed the connection"))
             #expect(watcher.stdout.contains("SIGNED_IN"))
             try stack.startDaemon()
-            let watcherAfterRestart = try Spawned(Binaries.path("authctl"), ["watch", "--json"], environment: stack.environment,
-                                                  in: stack.directory, name: "watch-2")
+            let watcherAfterRestart = try stack.watch(["--json"], name: "watch-2")
             defer { watcherAfterRestart.stop() }
             #expect(watcherAfterRestart.waitForOutput { $0.contains("INITIAL_SESSION") })
             let restored = try stack.authctl(["token"])
@@ -117,10 +109,7 @@ struct EndToEndTests {
     }
 
     @Test func anUnreachableServerKeepsTheSessionAndSaysWhy() async throws {
-        try await offPool {
-            let stack = try Stack(name: "offline")
-            defer { stack.tearDown() }
-            try stack.startDevServer(lifetime: 4)
+        try await Stack.running("offline", lifetime: 4) { stack in
             try stack.signUp(email: "offline@example.com", password: "offline-password")
             try stack.startDaemon()
             #expect(try stack.authctl(["login", "--email", "offline@example.com", "--password-stdin"], input: "offline-password\n").status == 0)
@@ -151,10 +140,7 @@ struct EndToEndTests {
     }
 
     @Test func malformedInputToTheLiveDaemonNeverStopsIt() async throws {
-        try await offPool {
-            let stack = try Stack(name: "garbage")
-            defer { stack.tearDown() }
-            try stack.startDevServer(lifetime: 3600)
+        try await Stack.running("garbage", lifetime: 3600) { stack in
             try stack.startDaemon()
             let lines = ["garbage", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"nope\"}", String(repeating: "[", count: 10_000),
                          "{\"jsonrpc\":\"2.0\",\"id\":1e400,\"method\":\"hello\"}", "\u{FF}\u{FE}invalid utf8"]
@@ -173,10 +159,7 @@ struct EndToEndTests {
     }
 
     @Test func noSecretServiceIsAClearErrorAndSignInStillWorksFromMemory() async throws {
-        try await offPool {
-            let stack = try Stack(name: "nokeyring")
-            defer { stack.tearDown() }
-            try stack.startDevServer(lifetime: 3600)
+        try await Stack.running("nokeyring", lifetime: 3600) { stack in
             try stack.signUp(email: "nokeyring@example.com", password: "nokeyring-password")
             stack.daemonEnvironmentOverrides = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(stack.directory.path)/no-such-bus"]
             try stack.startDaemon()
@@ -240,10 +223,7 @@ struct EndToEndTests {
     }
 
     @Test func aSecondDaemonOnTheSameSocketRefusesToStart() async throws {
-        try await offPool {
-            let stack = try Stack(name: "twice")
-            defer { stack.tearDown() }
-            try stack.startDevServer(lifetime: 3600)
+        try await Stack.running("twice", lifetime: 3600) { stack in
             try stack.startDaemon()
             let second = try runCommand(Binaries.path("authd"), ["--url", stack.serverURL, "--anon-key", "k"], environment: stack.environment, timeout: 20)
             #expect(second.status == 75)
@@ -253,12 +233,9 @@ struct EndToEndTests {
     }
 
     @Test func sigtermStopsTheDaemonGracefullyEvenWithASubscriberConnected() async throws {
-        try await offPool {
-            let stack = try Stack(name: "sigterm")
-            defer { stack.tearDown() }
-            try stack.startDevServer(lifetime: 3600)
+        try await Stack.running("sigterm", lifetime: 3600) { stack in
             let daemon = try stack.startDaemon()
-            let watcher = try Spawned(Binaries.path("authctl"), ["watch"], environment: stack.environment, in: stack.directory, name: "watch")
+            let watcher = try stack.watch()
             defer { watcher.stop() }
             #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
             daemon.signal(SIGTERM)

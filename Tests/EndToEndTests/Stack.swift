@@ -13,6 +13,22 @@ final class Stack: @unchecked Sendable {
     private(set) var transcript: [String] = []
     var daemonEnvironmentOverrides: [String: String] = [:]
 
+    /// Runs `body` off the cooperative pool against a fresh stack whose development server is
+    /// already up; the stack is torn down afterwards, whatever happens.
+    static func running(_ name: String, lifetime: Int, _ body: @escaping @Sendable (Stack) throws -> Void) async throws {
+        try await offPool {
+            let stack = try Stack(name: name)
+            defer { stack.tearDown() }
+            try stack.startDevServer(lifetime: lifetime)
+            try body(stack)
+        }
+    }
+
+    /// Starts `authctl watch` (with `arguments`) against this stack's daemon.
+    func watch(_ arguments: [String] = [], name: String = "watch") throws -> Spawned {
+        try Spawned(Binaries.path("authctl"), ["watch"] + arguments, environment: environment, in: directory, name: name)
+    }
+
     init(name: String) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-e2e-\(name)-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

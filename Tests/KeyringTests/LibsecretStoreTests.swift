@@ -1,17 +1,8 @@
 import AuthCore
+import AuthTestSupport
 import Foundation
 import Keyring
 import Testing
-
-/// Whether a Secret Service is expected: always under `scripts/test` (AUTHD_REQUIRE_KEYRING=1),
-/// otherwise only when a session bus is there. Under the test script a missing keyring fails the
-/// run instead of skipping it.
-enum KeyringAvailability {
-    static var shouldRun: Bool {
-        let environment = ProcessInfo.processInfo.environment
-        return environment["AUTHD_REQUIRE_KEYRING"] == "1" || environment["DBUS_SESSION_BUS_ADDRESS"] != nil
-    }
-}
 
 /// The real libsecret adapter against a real gnome-keyring on a private D-Bus session.
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))

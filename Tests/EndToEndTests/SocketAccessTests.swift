@@ -1,0 +1,100 @@
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// Who may talk to the daemon, and how the password is asked for.
+@Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
+struct SocketAccessTests {
+    @Test func theSocketAndItsDirectoryArePrivate() async throws {
+        try await Stack.running("modes", lifetime: 3600) { stack in
+            try stack.startDaemon()
+            let directory = (stack.socketPath as NSString).deletingLastPathComponent
+            let directoryMode = try FileManager.default.attributesOfItem(atPath: directory)[.posixPermissions] as? Int
+            let socketMode = try FileManager.default.attributesOfItem(atPath: stack.socketPath)[.posixPermissions] as? Int
+            #expect(directoryMode == 0o700)
+            #expect(socketMode == 0o600)
+        }
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to run a client as another user"))
+    func aPeerWithAnotherUIDIsRefusedBeforeItsRequestIsRead() async throws {
+        try await Stack.running("peer", lifetime: 3600) { stack in
+            let daemon = try stack.startDaemon()
+            // Loosen the permissions on purpose, so that only the daemon's own check stands in the way.
+            let directory = (stack.socketPath as NSString).deletingLastPathComponent
+            chmod(stack.directory.path, 0o711)
+            chmod(directory, 0o711)
+            chmod(stack.socketPath, 0o777)
+            let client = """
+                import socket, sys
+                s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect(sys.argv[1])
+                try:
+                    s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"hello"}\\n')
+                except OSError:
+                    pass
+                try:
+                    data = s.recv(65536)
+                    print("reply=" + repr(data))
+                except socket.timeout:
+                    print("timed out: the connection was left open")
+                except ConnectionResetError:
+                    print("reply=b''")
+                """
+            let result = try runCommand("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", client,
+                                                             stack.socketPath], environment: ["PATH": "/usr/bin:/bin"], timeout: 20)
+            #expect(result.stdout.contains("reply=b''"), "\(result.stdout) \(result.stderr)")
+            #expect(!result.stdout.contains("protocol_version"))
+            let log = daemon.stderr
+            #expect(log.contains("refused connection from another user"))
+            #expect(log.contains("client.uid=65534"))
+            #expect(log.contains("client.pid="))
+            #expect(!log.contains("rpc.method=hello")) // the request was never read
+            #expect(try stack.authctl(["status"]).status == 4) // the owner is still served
+        }
+    }
+
+    @Test func thePasswordPromptDoesNotEcho() async throws {
+        try await Stack.running("prompt", lifetime: 3600) { stack in
+            try stack.signUp(email: "prompt@example.com", password: "prompt-secret-1")
+            try stack.startDaemon()
+            // A real pseudo-terminal: authctl opens /dev/tty, turns echo off and reads the password.
+            let driver = """
+                import os, pty, sys, time
+                pid, fd = pty.fork()
+                if pid == 0:
+                    os.execv(sys.argv[1], [sys.argv[1], "login", "--email", "prompt@example.com"])
+                out = b""
+                deadline = time.time() + 20
+                while b"Password for" not in out and time.time() < deadline:
+                    out += os.read(fd, 1024)
+                os.write(fd, b"prompt-secret-1\\n")
+                while time.time() < deadline:
+                    try:
+                        chunk = os.read(fd, 1024)
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    out += chunk
+                _, status = os.waitpid(pid, 0)
+                print("exit=%d" % os.waitstatus_to_exitcode(status))
+                print("transcript=" + repr(out))
+                """
+            let result = try runCommand("/usr/bin/python3", ["-c", driver, Binaries.path("authctl")], environment: stack.environment, timeout: 40)
+            #expect(result.stdout.contains("exit=0"), "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("Password for prompt@example.com"))
+            #expect(result.stdout.contains("Signed in as prompt@example.com"))
+            #expect(!result.stdout.contains("prompt-secret-1"), "the password was echoed")
+        }
+    }
+
+    @Test func withoutATerminalLoginAsksForPasswordStdin() async throws {
+        try await Stack.running("notty", lifetime: 3600) { stack in
+            try stack.startDaemon()
+            let result = try runCommand("/usr/bin/setsid", ["--wait", Binaries.path("authctl"), "login", "--email", "a@example.com"],
+                                        environment: stack.environment, timeout: 20)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("--password-stdin"))
+        }
+    }
+}
