@@ -190,8 +190,9 @@ struct EndToEndTests {
                 "$1" --profile locked --url "$2" --anon-key e2e-anon-key --log-level trace 2>"$3/locked-authd.err" &
                 daemon=$!
                 for _ in $(seq 1 100); do [ -S "$AUTHD_SOCKET" ] && break; sleep 0.1; done
-                "$4" status --json || true
+                # A token request waits for the stored session to be read; status then shows the outcome.
                 "$4" token && echo "token-exit=0" || echo "token-exit=$?"
+                "$4" status --json || true
                 kill $daemon
                 for _ in $(seq 1 50); do kill -0 $daemon 2>/dev/null || break; sleep 0.1; done
                 if kill -0 $daemon 2>/dev/null; then echo "daemon-still-running"; kill -9 $daemon; else echo "daemon-stopped"; fi
