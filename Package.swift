@@ -54,13 +54,13 @@ let package = Package(
         // The library desktop apps link.
         .target(name: "AuthdClient", dependencies: ["AuthProtocol", "AuthIPC"]),
         .executableTarget(name: "authd", dependencies: [
-            "AuthDaemon", "GoTrue", "Keyring",
+            "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "authctl", dependencies: [
-            "AuthdClient",
+            "AuthdClient", "AuthProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server.

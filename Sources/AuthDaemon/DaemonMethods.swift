@@ -6,13 +6,12 @@ import Foundation
 /// The handlers of every method in `Methods`.
 enum DaemonMethods {
     static let capabilities = ["password", "events", "profiles"]
-    static let daemonVersion = "0.1.0"
 
     static func table(registry: ProfileRegistry) -> MethodTable {
         var table = MethodTable()
 
         table.register(Methods.Hello.self) { _, _ in
-            Methods.Hello.Result(protocolVersion: ProtocolVersion.current, daemonVersion: daemonVersion,
+            Methods.Hello.Result(protocolVersion: ProtocolVersion.current, daemonVersion: AuthdVersion.string,
                                  capabilities: capabilities, profiles: registry.byName.keys.sorted(),
                                  defaultProfile: registry.defaultProfile)
         }

@@ -25,6 +25,7 @@ public actor SessionDriver: Service {
     private var nextRequest: UInt64 = 0
     private var subscribers: [UInt64: @Sendable (AuthEventMessage) -> Void] = [:]
     private var loaded = false
+    private var loadWaiters: [CheckedContinuation<Void, Never>] = []
 
     private enum Job: Sendable {
         case refresh(refreshToken: String, generation: UInt64)
@@ -81,8 +82,12 @@ public actor SessionDriver: Service {
         }
     }
 
-    /// Whether the stored session has been read (readiness for systemd).
-    public var isLoaded: Bool { loaded }
+    /// Returns once the stored session has been read (at most the keyring's timeout after start),
+    /// so that nobody is told "signed out" or "loading" about a session that is merely being read.
+    private func awaitLoaded() async {
+        if loaded { return }
+        await withCheckedContinuation { loadWaiters.append($0) }
+    }
 
     // MARK: Requests
 
@@ -111,8 +116,14 @@ public actor SessionDriver: Service {
             answers[id] = continuation
             apply(machine.signedIn(Session(grant: grant, receivedAt: now), request: id, now: now))
         }
-        logger.info("signed in", metadata: ["user.id": "\(grant.user.id)"])
-        return answer.map { _ in () }.mapError { .replaced($0) }
+        switch answer {
+        case .success:
+            logger.info("signed in", metadata: ["user.id": "\(grant.user.id)"])
+            return .success(())
+        case .failure(let failure):
+            logger.info("sign-in overtaken by another sign-in or a sign-out")
+            return .failure(.replaced(failure))
+        }
     }
 
     /// Signs out. `local` and `global` end the session here at once and then tell the server;
@@ -143,14 +154,16 @@ public actor SessionDriver: Service {
         }
     }
 
-    /// The current status, without tokens.
-    public func status() -> SessionStatus {
-        StatusMapper.status(of: machine, profile: profile, server: server)
+    /// The current status, without tokens, once the stored session has been read.
+    public func status() async -> SessionStatus {
+        await awaitLoaded()
+        return StatusMapper.status(of: machine, profile: profile, server: server)
     }
 
     /// Registers `send` for this profile's events. `acknowledge` runs first, then `send` gets an
-    /// `INITIAL_SESSION` snapshot, then every change, all in order.
-    public func subscribe(_ subscriber: UInt64, acknowledge: @Sendable () -> Void, send: @escaping @Sendable (AuthEventMessage) -> Void) {
+    /// `INITIAL_SESSION` snapshot (once the stored session has been read), then every change, all in order.
+    public func subscribe(_ subscriber: UInt64, acknowledge: @Sendable () -> Void, send: @escaping @Sendable (AuthEventMessage) -> Void) async {
+        await awaitLoaded()
         acknowledge()
         let expired = machine.session.map { $0.remaining(at: clock.now()) <= 0 } ?? false
         send(StatusMapper.event(.initialSession(expired: expired), machine: machine, profile: profile, server: server))
@@ -198,6 +211,8 @@ public actor SessionDriver: Service {
             apply(machine.storedSessionUnavailable(error))
         }
         loaded = true
+        for waiter in loadWaiters { waiter.resume() }
+        loadWaiters.removeAll()
     }
 
     private func refresh(_ refreshToken: String, generation: UInt64) async {

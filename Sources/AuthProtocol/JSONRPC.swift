@@ -6,6 +6,12 @@ public enum ProtocolVersion {
     public static let current = "1.0"
 }
 
+/// The software version of authd, authctl and the client library, reported by `hello`.
+public enum AuthdVersion {
+    /// The version string.
+    public static let string = "0.1.0"
+}
+
 /// A JSON-RPC 2.0 request id: a number or a string (`null` is carried as an absent id).
 public enum RPCID: Hashable, Sendable, Codable, CustomStringConvertible {
     /// A numeric id.

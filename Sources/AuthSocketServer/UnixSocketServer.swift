@@ -39,7 +39,6 @@ public final class UnixSocketServer: Service, Sendable {
     public func run() async throws {
         try SocketDirectory.prepare(forSocketAt: path)
         let ownUID = getuid()
-        let maxLineLength = self.maxLineLength
         let logger = self.logger
         // Children start with reads off and are wrapped in an NIOAsyncChannel only inside their own
         // connection task. A child NIO accepted while the listener was closing may never reach a

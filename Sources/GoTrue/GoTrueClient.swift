@@ -13,12 +13,15 @@ public struct GoTrueClient: GoTrueAPI {
     /// The auth base URL, e.g. `https://<ref>.supabase.co/auth/v1`.
     public let authURL: URL
     private let anonKey: String
+    private let clientInfo: String
     private let session: URLSession
 
     /// Creates a client for the project at `projectURL` (the Supabase URL, without `/auth/v1`).
-    public init(projectURL: URL, anonKey: String, timeout: TimeInterval = 15) {
+    /// `clientInfo` is sent as `X-Client-Info`, as the official clients do.
+    public init(projectURL: URL, anonKey: String, clientInfo: String = "authd", timeout: TimeInterval = 15) {
         self.authURL = projectURL.appendingPathComponent("auth").appendingPathComponent("v1")
         self.anonKey = anonKey
+        self.clientInfo = clientInfo
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.timeoutIntervalForResource = timeout * 2
@@ -63,7 +66,7 @@ public struct GoTrueClient: GoTrueAPI {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue(anonKey, forHTTPHeaderField: "apikey")
         request.setValue(GoTrueErrorDecoder.apiVersion, forHTTPHeaderField: GoTrueErrorDecoder.apiVersionHeader)
-        request.setValue("authd/\(AuthdVersion.string)", forHTTPHeaderField: "X-Client-Info")
+        request.setValue(clientInfo, forHTTPHeaderField: "X-Client-Info")
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
 
         let data: Data
@@ -122,10 +125,4 @@ public struct GoTrueClient: GoTrueAPI {
         var email: String?
         var phone: String?
     }
-}
-
-/// The software version, sent as `X-Client-Info` and shown by `authd --version`.
-public enum AuthdVersion {
-    /// The version string.
-    public static let string = "0.1.0"
 }

@@ -14,7 +14,7 @@ struct Authctl: ParsableCommand {
         5 sign-in refused (wrong email or password); 6 the server is unreachable or failing; \
         7 the keyring is unavailable; 64 bad usage.
         """,
-        version: "0.1.0",
+        version: AuthdVersion.string,
         subcommands: [Status.self, Login.self, Token.self, Logout.self, Watch.self])
 }
 

@@ -6,7 +6,7 @@ import Foundation
 /// `authctl status`: who is signed in and how long the token lasts. Never prints a token.
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the session state (exit 0 when signed in, 4 when not).")
+        abstract: "Show the session state (exit 0 when signed in, 4 when not, 7 when the keyring cannot be read).")
 
     @OptionGroup var global: GlobalOptions
 
@@ -18,6 +18,7 @@ struct Status: ParsableCommand {
             let connection = try global.connect()
             let status = try connection.call(Methods.Status.self, ProfileParameters(profile: global.profile))
             if json { try printJSON(status) } else { print(StatusText.render(status, now: Date())) }
+            if status.state == "keyring_unavailable" { throw ExitCode(ExitStatus.keyringUnavailable.rawValue) }
             if !status.isSignedIn { throw ExitCode(ExitStatus.notSignedIn.rawValue) }
         }
     }

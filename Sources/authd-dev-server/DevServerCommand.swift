@@ -24,7 +24,7 @@ struct DevServerCommand: AsyncParsableCommand {
     var reuseInterval: Double = 0
 
     @Option(name: .customLong("jwt-secret"), help: "HS256 secret for access tokens.")
-    var jwtSecret = "authd-dev-server-jwt-secret-at-least-32-characters"
+    var jwtSecret = DevServerOptions().jwtSecret
 
     @Option(name: .customLong("anon-key"), help: "Require this apikey header on every request, like the Supabase gateway.")
     var anonKey: String?

@@ -2,6 +2,7 @@ import ArgumentParser
 import AuthCore
 import AuthDaemon
 import AuthIPC
+import AuthProtocol
 import AuthSocketServer
 import Foundation
 import GoTrue
@@ -76,7 +77,8 @@ struct AuthdCommand: AsyncParsableCommand {
         let store = LibsecretStore()
         let drivers = configuration.profiles.map { profile in
             SessionDriver(profile: profile.name, server: profile.url.absoluteString, store: store,
-                          api: GoTrueClient(projectURL: profile.url, anonKey: profile.anonKey), policy: policy, logger: logger)
+                          api: GoTrueClient(projectURL: profile.url, anonKey: profile.anonKey, clientInfo: "authd/\(AuthdVersion.string)"),
+                          policy: policy, logger: logger)
         }
         let registry = ProfileRegistry(drivers: drivers, defaultProfile: configuration.defaultProfile)
         let server = UnixSocketServer(path: socketPath, handler: RequestDispatcher(registry: registry, logger: logger), logger: logger)

@@ -108,6 +108,33 @@ struct EndToEndTests {
         }
     }
 
+    @Test func afterASleepPastExpiryManyWaitingClientsShareOneRefresh() async throws {
+        try await Stack.running("suspend", lifetime: 6) { stack in
+            try stack.signUp(email: "suspend@example.com", password: "suspend-password")
+            let daemon = try stack.startDaemon(extra: ["--refresh-lead", "1"])
+            #expect(try stack.authctl(["login", "--email", "suspend@example.com", "--password-stdin"], input: "suspend-password\n").status == 0)
+            let before = try stack.refreshGrants()
+            // Freeze the daemon past the token's expiry, as a laptop asleep would be.
+            daemon.signal(SIGSTOP)
+            Thread.sleep(forTimeInterval: 7)
+            // Twenty clients connect and send their requests to the frozen daemon; the kernel queues them.
+            let clients = try (0..<20).map {
+                try Spawned(Binaries.path("authctl"), ["token", "--min-valid", "2"], environment: stack.environment, in: stack.directory, name: "token-\($0)")
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            daemon.signal(SIGCONT)
+            let deadline = Date().addingTimeInterval(30)
+            for client in clients {
+                while client.process.isRunning, Date() < deadline { usleep(10_000) }
+            }
+            let tokens = clients.map { $0.stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
+            #expect(clients.allSatisfy { !$0.process.isRunning && $0.process.terminationStatus == 0 }, "\(clients.map(\.stderr))")
+            #expect(Set(tokens).count == 1)
+            #expect((claims(of: tokens[0])["exp"] as? Double ?? 0) > Date().timeIntervalSince1970)
+            #expect(try stack.refreshGrants() - before == 1, "every waiting client must share one refresh")
+        }
+    }
+
     @Test func anUnreachableServerKeepsTheSessionAndSaysWhy() async throws {
         try await Stack.running("offline", lifetime: 4) { stack in
             try stack.signUp(email: "offline@example.com", password: "offline-password")

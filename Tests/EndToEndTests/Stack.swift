@@ -90,6 +90,14 @@ final class Stack: @unchecked Sendable {
         guard result.stdout == "200" else { throw StackError("sign-up failed: \(result.stdout) \(result.stderr)") }
     }
 
+    /// How many refresh grants the development server has answered (its `/admin/dev/stats`).
+    func refreshGrants() throws -> Int {
+        let result = try runCommand("/usr/bin/curl", ["-sS", "\(serverURL)/auth/v1/admin/dev/stats"], environment: environment)
+        let stats = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        guard let count = stats?["refresh_grants"] as? Int else { throw StackError("no stats: \(result.stdout) \(result.stderr)") }
+        return count
+    }
+
     /// Everything printed so far, by every process.
     func allOutput() -> String {
         (transcript + daemons.flatMap { [$0.stdout, $0.stderr] } + [devServer?.stdout ?? "", devServer?.stderr ?? ""]).joined(separator: "\n")
