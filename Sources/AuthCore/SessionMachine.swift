@@ -31,6 +31,9 @@ public struct SessionMachine: Sendable {
         self.policy = policy
     }
 
+    /// The session being written to the store before it is served (during `.persisting`).
+    public var incomingSession: Session? { pending?.session }
+
     /// The number of requests waiting for a refresh or a load.
     public var waitingCount: Int { waiting.count }
 

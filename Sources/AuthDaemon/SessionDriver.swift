@@ -129,7 +129,8 @@ public actor SessionDriver: Service {
     /// Signs out. `local` and `global` end the session here at once and then tell the server;
     /// `others` only asks the server to end the user's other sessions.
     public func signOut(scope: SignOutScope) async -> (confirmed: Bool, detail: String?) {
-        guard let session = machine.session else { return (true, nil) }
+        // A session still being written to the keyring counts: a sign-out must not lose to it.
+        guard let session = machine.session ?? machine.incomingSession else { return (true, nil) }
         if scope != .others {
             apply(machine.signOutRequested(now: clock.now()))
             logger.info("signed out", metadata: ["sign_out.scope": "\(scope.rawValue)"])

@@ -169,6 +169,20 @@ import Testing
         #expect(machine.session?.accessToken == "access-7")
     }
 
+    @Test func aSignOutDuringTheFirstSignInsKeyringWriteWins() {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.storedSessionLoaded(nil, now: t0)
+        _ = machine.signedIn(Fixtures.session(1), request: r1, now: t0)
+        #expect(machine.session == nil)
+        #expect(machine.incomingSession?.accessToken == "access-1")
+        let actions = machine.signOutRequested(now: t0)
+        #expect(actions == [.cancelTimer, .delete, .emit(.signedOut(.userRequested)), .answer(r1, .failure(.notSignedIn(.userRequested)))])
+        // The write that was under way finishes afterwards: it must not bring the session back.
+        #expect(machine.storeFinished(generation: 1, failure: nil, now: t0) == [])
+        #expect(machine.phase == .signedOut(.userRequested))
+        #expect(machine.incomingSession == nil)
+    }
+
     @Test func aKeyringWriteFailureKeepsServingFromMemoryAndSaysSo() {
         var machine = SessionMachine(policy: policy)
         _ = machine.storedSessionLoaded(nil, now: t0)
