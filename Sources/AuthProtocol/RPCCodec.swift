@@ -33,10 +33,14 @@ public enum RPCCodec {
 
     /// Reads the envelope of one line, or the error to answer (with the id when it could be read).
     public static func decodeEnvelope(_ line: Data) -> Result<RPCRequestEnvelope, RPCRejection> {
-        guard (try? JSONSerialization.jsonObject(with: line, options: [.fragmentsAllowed])) != nil else {
+        let envelope: Envelope
+        do {
+            envelope = try makeDecoder().decode(Envelope.self, from: line)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            // The decoder's own verdict tells unparseable text from valid JSON of the wrong shape,
+            // so the line is parsed once, not once per question.
             return .failure(RPCRejection(id: nil, error: RPCErrorObject(code: RPCErrorObject.parseErrorCode, message: "parse error: the line is not valid JSON")))
-        }
-        guard let envelope = try? makeDecoder().decode(Envelope.self, from: line) else {
+        } catch {
             return .failure(RPCRejection(id: nil, error: RPCErrorObject(code: RPCErrorObject.invalidRequestCode, message: "invalid request: expected a JSON-RPC 2.0 object")))
         }
         guard envelope.jsonrpc == "2.0", let method = envelope.method else {

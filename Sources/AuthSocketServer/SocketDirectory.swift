@@ -1,3 +1,4 @@
+import AuthIPC
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -27,20 +28,9 @@ enum SocketDirectory {
         }
     }
 
+    /// Whether something accepts connections on `path` (a file left by a crash does not).
     private static func isLive(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            let bytes = Array(path.utf8.prefix(raw.count - 1))
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
-        }
+        (try? LineConnection.connect(path: path)) != nil
     }
 }
 
