@@ -1,4 +1,3 @@
-import AuthIPC
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -6,9 +5,11 @@ import Glibc
 
 /// Prepares the directory that holds the socket and refuses to run where it would be unsafe.
 enum SocketDirectory {
-    /// Creates the socket's directory (0700) if needed, checks it is ours and private, and fails if
-    /// another daemon already answers on the socket (so we never steal a live socket).
-    static func prepare(forSocketAt path: String) throws {
+    /// Creates the socket's directory (0700) if needed, checks it is ours and private, and takes the
+    /// lock `<socket>.lock` for the life of the process; fails if another daemon holds it. Holding
+    /// the lock makes any socket file already there a leftover of a crash, safe to replace.
+    /// Returns the lock's descriptor: the lock lasts as long as it stays open.
+    static func prepare(forSocketAt path: String) throws -> Int32 {
         let directory = (path as NSString).deletingLastPathComponent
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             throw SocketSetupError("cannot create \(directory): \(String(cString: strerror(errno)))")
@@ -23,14 +24,21 @@ enum SocketDirectory {
         if info.st_mode & 0o022 != 0 {
             throw SocketSetupError("\(directory) is writable by other users (mode \(String(info.st_mode & 0o777, radix: 8))), so another user could replace the socket; put the socket in a private directory (the default is $XDG_RUNTIME_DIR/authd)")
         }
-        if isLive(path) {
-            throw SocketSetupError("another authd is already listening on \(path)")
+        let lockPath = path + ".lock"
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else {
+            throw SocketSetupError("cannot open the lock \(lockPath): \(String(cString: strerror(errno)))")
         }
-    }
-
-    /// Whether something accepts connections on `path` (a file left by a crash does not).
-    private static func isLive(_ path: String) -> Bool {
-        (try? LineConnection.connect(path: path)) != nil
+        // flock, not a probe of the socket: two daemons starting at the same moment cannot both win.
+        if flock(lock, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            close(lock)
+            if code == EWOULDBLOCK {
+                throw SocketSetupError("another authd is already running on \(path) (it holds \(lockPath))", alreadyRunning: true)
+            }
+            throw SocketSetupError("cannot lock \(lockPath): \(String(cString: strerror(code)))")
+        }
+        return lock
     }
 }
 
@@ -38,5 +46,10 @@ enum SocketDirectory {
 public struct SocketSetupError: Error, LocalizedError {
     /// What went wrong and what to do.
     public let errorDescription: String?
-    init(_ message: String) { errorDescription = message }
+    /// True when another daemon already serves this socket.
+    public let alreadyRunning: Bool
+    init(_ message: String, alreadyRunning: Bool = false) {
+        errorDescription = message
+        self.alreadyRunning = alreadyRunning
+    }
 }

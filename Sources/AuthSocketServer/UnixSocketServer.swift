@@ -37,7 +37,8 @@ public final class UnixSocketServer: Service, Sendable {
 
     /// Binds, serves until graceful shutdown or cancellation, then closes and removes the socket.
     public func run() async throws {
-        try SocketDirectory.prepare(forSocketAt: path)
+        let lock = try SocketDirectory.prepare(forSocketAt: path)
+        defer { close(lock) }
         let ownUID = getuid()
         let logger = self.logger
         // Children start with reads off and are wrapped in an NIOAsyncChannel only inside their own

@@ -24,7 +24,7 @@ struct AuthdCommand: AsyncParsableCommand {
         Profiles come from $XDG_CONFIG_HOME/authd/config.toml; --url and --anon-key (or AUTHD_URL and \
         AUTHD_ANON_KEY) define or override the profile named by --profile. Sessions are kept in the \
         Secret Service keyring. Exit codes: 0 stopped normally, 1 failed, 64 bad usage, \
-        75 another authd already listens on the socket, 78 configuration error.
+        75 another authd already runs on the socket, 78 configuration error.
         """,
         version: AuthdVersion.string)
 
@@ -93,7 +93,7 @@ struct AuthdCommand: AsyncParsableCommand {
             try await group.run()
         } catch let error as SocketSetupError {
             FileHandle.standardError.write(Data("authd: \(error.localizedDescription)\n".utf8))
-            throw ExitCode(error.errorDescription?.contains("already listening") == true ? 75 : 1)
+            throw ExitCode(error.alreadyRunning ? 75 : 1)
         } catch {
             logger.critical("stopped on an error", metadata: ["error": "\(error)"])
             throw ExitCode.failure

@@ -255,7 +255,7 @@ struct EndToEndTests {
             try stack.startDaemon()
             let second = try runCommand(Binaries.path("authd"), ["--url", stack.serverURL, "--anon-key", "k"], environment: stack.environment, timeout: 20)
             #expect(second.status == 75)
-            #expect(second.stderr.contains("another authd is already listening"))
+            #expect(second.stderr.contains("another authd is already running"))
             #expect(try stack.authctl(["status"]).status == 4) // the first one still serves
         }
     }
@@ -274,6 +274,26 @@ struct EndToEndTests {
             #expect(daemon.process.terminationReason == .exit && daemon.process.terminationStatus == 0)
             #expect(daemon.stderr.contains("stopped"))
             #expect(!FileManager.default.fileExists(atPath: stack.socketPath)) // the socket is removed
+        }
+    }
+
+    @Test func ofDaemonsStartedAtTheSameMomentExactlyOneServes() async throws {
+        try await Stack.running("race", lifetime: 3600) { stack in
+            let daemons = try (0..<5).map {
+                try Spawned(Binaries.path("authd"), ["--url", stack.serverURL, "--anon-key", "k"], environment: stack.environment,
+                            in: stack.directory, name: "racer-\($0)")
+            }
+            defer { daemons.forEach { $0.stop() } }
+            let deadline = Date().addingTimeInterval(15)
+            while daemons.filter({ $0.process.isRunning }).count > 1, Date() < deadline { usleep(20_000) }
+            Thread.sleep(forTimeInterval: 0.5)
+            let running = daemons.filter { $0.process.isRunning }
+            #expect(running.count == 1)
+            for loser in daemons where !loser.process.isRunning {
+                #expect(loser.process.terminationStatus == 75, "\(loser.stderr)")
+                #expect(loser.stderr.contains("another authd is already running"))
+            }
+            #expect(try stack.authctl(["status"]).status == 4) // the winner serves
         }
     }
 
