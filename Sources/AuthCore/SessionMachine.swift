@@ -19,12 +19,16 @@ public struct SessionMachine: Sendable {
     public private(set) var keyringFailure: StoreFailure?
     /// When the timer should next refresh (or retry).
     public private(set) var nextRefreshAt: Date?
+    /// When a failed keyring write is retried.
+    public private(set) var storeRetryAt: Date?
 
     private let policy: RefreshPolicy
     private var waiting: [(id: RequestID, minimum: TimeInterval)] = []
     private var pending: (session: Session, event: SessionEvent)?
     private var failures = 0
     private var lastFailureAt: Date?
+    private var storeFailures = 0
+    private var storeRetryInFlight = false
 
     /// Creates a machine in the `loading` phase.
     public init(policy: RefreshPolicy = RefreshPolicy()) {
@@ -68,6 +72,7 @@ public struct SessionMachine: Sendable {
         }
         generation &+= 1
         clearFailures()
+        clearStoreRetry()
         if let request { waiting.append((request, 0)) }
         pending = (newSession, .signedIn)
         phase = .persisting
@@ -143,17 +148,22 @@ public struct SessionMachine: Sendable {
     }
 
     /// The store finished writing the session of `generation`; `failure` is nil on success.
+    /// A failed write leaves the session served from memory and schedules a retry.
     public mutating func storeFinished(generation: UInt64, failure: StoreFailure?, now: Date, random: Double = 0.5) -> [SessionAction] {
-        guard generation == self.generation, phase == .persisting, let pending else { return [] }
-        self.pending = nil
-        session = pending.session
-        phase = .signedIn
-        nextRefreshAt = policy.refreshDeadline(for: pending.session, random: random)
-        var actions: [SessionAction] = [.emit(pending.event)]
-        if let failure, keyringFailure == nil {
-            actions.append(.emit(.keyringUnavailable(failure)))
+        guard generation == self.generation else { return [] }
+        var actions: [SessionAction] = []
+        if phase == .persisting, let pending {
+            self.pending = nil
+            session = pending.session
+            phase = .signedIn
+            nextRefreshAt = policy.refreshDeadline(for: pending.session, random: random)
+            actions.append(.emit(pending.event))
+        } else if storeRetryInFlight {
+            storeRetryInFlight = false
+        } else {
+            return []
         }
-        keyringFailure = failure
+        actions += keyringOutcome(failure, now: now, random: random)
         return actions + evaluate(now: now)
     }
 
@@ -184,10 +194,35 @@ public struct SessionMachine: Sendable {
             }
         }
         waiting = stillWaiting
+        if let retryAt = storeRetryAt, now >= retryAt {
+            storeRetryAt = nil
+            storeRetryInFlight = true
+            actions.append(.store(session, generation: generation))
+        }
         if now >= deadline || !waiting.isEmpty {
             return actions + beginRefresh()
         }
-        return actions + [.armTimer(deadline)]
+        return actions + [.armTimer(min(deadline, storeRetryAt ?? deadline))]
+    }
+
+    /// Records how a keyring write went: the first failure is announced and retries are scheduled
+    /// with the refresh backoff; the first success after failures is announced too.
+    private mutating func keyringOutcome(_ failure: StoreFailure?, now: Date, random: Double) -> [SessionAction] {
+        defer { keyringFailure = failure }
+        guard let failure else {
+            let recovered = keyringFailure != nil
+            clearStoreRetry()
+            return recovered ? [.emit(.keyringAvailable)] : []
+        }
+        storeFailures += 1
+        storeRetryAt = now.addingTimeInterval(policy.backoff(attempt: storeFailures, retryAfter: nil, random: random))
+        return keyringFailure == nil ? [.emit(.keyringUnavailable(failure))] : []
+    }
+
+    private mutating func clearStoreRetry() {
+        storeFailures = 0
+        storeRetryAt = nil
+        storeRetryInFlight = false
     }
 
     private mutating func beginRefresh() -> [SessionAction] {
@@ -203,6 +238,7 @@ public struct SessionMachine: Sendable {
         nextRefreshAt = nil
         keyringFailure = nil
         clearFailures()
+        clearStoreRetry()
         phase = .signedOut(reason)
         return [.cancelTimer, .delete, .emit(.signedOut(reason))] + failWaiting(.notSignedIn(reason))
     }

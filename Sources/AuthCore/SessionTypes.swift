@@ -86,8 +86,10 @@ public enum SessionEvent: Sendable, Equatable {
     case refreshing
     /// Refreshing failed transiently; the session is kept and retried at `retryAt`.
     case refreshFailing(DegradedReason, detail: String, retryAt: Date)
-    /// The keyring could not be written; the session is served from memory.
+    /// The keyring could not be written; the session is served from memory and the write retried.
     case keyringUnavailable(StoreFailure)
+    /// A retried keyring write succeeded: the session is stored again.
+    case keyringAvailable
 }
 
 /// What the owner of a `SessionMachine` must do after an input.

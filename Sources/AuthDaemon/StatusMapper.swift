@@ -52,6 +52,8 @@ enum StatusMapper {
             return AuthEventMessage(event: "REFRESH_FAILING", profile: profile, status: status, reason: reason.rawValue)
         case .keyringUnavailable:
             return AuthEventMessage(event: "KEYRING_UNAVAILABLE", profile: profile, status: status, reason: "keyring_unavailable")
+        case .keyringAvailable:
+            return AuthEventMessage(event: "KEYRING_AVAILABLE", profile: profile, status: status)
         }
     }
 

@@ -83,7 +83,8 @@ public struct AuthEventMessage: Codable, Sendable, Equatable {
     public static let method = "event"
 
     /// `INITIAL_SESSION`, `SIGNED_IN`, `SIGNED_OUT`, `TOKEN_REFRESHED`, `REFRESHING`,
-    /// `REFRESH_FAILING` or `KEYRING_UNAVAILABLE`. Clients must ignore names they do not know.
+    /// `REFRESH_FAILING`, `KEYRING_UNAVAILABLE` or `KEYRING_AVAILABLE`. Clients must ignore names
+    /// they do not know.
     public var event: String
     /// The profile it concerns.
     public var profile: String

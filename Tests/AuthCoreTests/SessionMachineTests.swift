@@ -193,6 +193,40 @@ import Testing
         #expect(machine.keyringFailure == .locked)
     }
 
+    @Test func aFailedKeyringWriteIsRetriedUntilItSucceeds() {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.storedSessionLoaded(nil, now: t0)
+        _ = machine.signedIn(Fixtures.session(1), request: r1, now: t0)
+        let failed = machine.storeFinished(generation: 1, failure: .locked, now: t0, random: 1)
+        // First retry after the backoff's first step (2 s at random 1), well before the refresh deadline.
+        let retryAt = t0.addingTimeInterval(2)
+        #expect(machine.storeRetryAt == retryAt)
+        #expect(failed.last == .armTimer(retryAt))
+        #expect(machine.timerFired(now: t0.addingTimeInterval(1)) == [.armTimer(retryAt)])
+        #expect(machine.timerFired(now: retryAt) == [.store(Fixtures.session(1), generation: 1), .armTimer(t0.addingTimeInterval(3240))])
+
+        // Still failing: announced once only, and the next retry waits longer.
+        let again = machine.storeFinished(generation: 1, failure: .locked, now: retryAt, random: 1)
+        #expect(!again.contains(.emit(.keyringUnavailable(.locked))))
+        #expect(machine.storeRetryAt == retryAt.addingTimeInterval(4))
+
+        _ = machine.timerFired(now: retryAt.addingTimeInterval(4))
+        let recovered = machine.storeFinished(generation: 1, failure: nil, now: retryAt.addingTimeInterval(4))
+        #expect(recovered == [.emit(.keyringAvailable), .armTimer(t0.addingTimeInterval(3240))])
+        #expect(machine.keyringFailure == nil)
+        #expect(machine.storeRetryAt == nil)
+    }
+
+    @Test func aSignOutStopsKeyringRetries() {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.storedSessionLoaded(nil, now: t0)
+        _ = machine.signedIn(Fixtures.session(1), request: nil, now: t0)
+        _ = machine.storeFinished(generation: 1, failure: .timedOut, now: t0)
+        _ = machine.signOutRequested(now: t0)
+        #expect(machine.storeRetryAt == nil)
+        #expect(machine.timerFired(now: t0.addingTimeInterval(10)) == [])
+    }
+
     @Test func anUnreadableKeyringAtStartIsNotASignOut() {
         var machine = SessionMachine(policy: policy)
         _ = machine.tokenRequested(r1, validFor: 0, now: t0)

@@ -53,6 +53,29 @@ import Testing
         }
     }
 
+    @Test func aKeyringThatRefusesTheWriteIsRetriedAndTheSessionStoredOnceItRecovers() async throws {
+        let store = InMemorySessionStore()
+        store.setFailure(.locked)
+        try await DaemonHarness.run(store: store) { daemon in
+            let status = try await blocking {
+                try daemon.connect().call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
+            }
+            #expect(status.state == "signed_in")
+            #expect(status.keyring == "unavailable")
+            #expect(daemon.store.stored("default") == nil)
+            #expect(try await blocking { try daemon.connect().call(Methods.Token.self, .init()) }.accessToken == "access-1")
+
+            store.setFailure(nil)
+            var keyring = "unavailable"
+            for _ in 0..<100 where keyring != "ok" {
+                try await Task.sleep(for: .milliseconds(100))
+                keyring = try await blocking { try daemon.connect().call(Methods.Status.self, .init()) }.keyring
+            }
+            #expect(keyring == "ok")
+            #expect(daemon.store.stored("default")?.accessToken == "access-1")
+        }
+    }
+
     @Test func aFatalRefreshErrorSignsOutWithTheServersReason() async throws {
         let api = FakeGoTrue()
         api.failNextRefreshes([.http(status: 400, code: "refresh_token_already_used", message: "Invalid Refresh Token: Already Used", retryAfter: nil)])
