@@ -115,7 +115,9 @@ public final class DevAuthAPI: Sendable {
                 // The current token: rotate it.
                 store.refreshTokens[presented]?.revokedAt = now
                 let child = newRefreshToken(session: session.id, parent: presented, store: &store)
-                return .json(200, sessionJSON(user: user, session: session, refreshToken: child, now: now))
+                var answer = DevResponse.json(200, sessionJSON(user: user, session: session, refreshToken: child, now: now))
+                answer.delay = options.refreshResponseDelay
+                return answer
             }
             let active = store.activeToken[session.id]
             let isParentOfActive = active.flatMap { store.refreshTokens[$0]?.parent } == presented

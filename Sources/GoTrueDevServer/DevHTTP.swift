@@ -34,6 +34,8 @@ public struct DevResponse: Sendable {
     public var headers: [String: String]
     /// The body (JSON unless empty).
     public var body: Data
+    /// How long to hold the answer back after the state change is done (fault injection).
+    public var delay: TimeInterval = 0
 
     /// Creates a response.
     public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {

@@ -73,7 +73,16 @@ final class DevHTTPHandler: ChannelInboundHandler {
             let response = tooLarge
                 ? DevError.response(413, "request_too_large", "Request body too large", request: request)
                 : api.handle(request)
-            write(response, keepAlive: head.isKeepAlive, context: context)
+            if response.delay > 0 {
+                let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                let keepAlive = head.isKeepAlive
+                context.eventLoop.scheduleTask(in: .milliseconds(Int64(response.delay * 1000))) {
+                    let (handler, context) = loopBound.value
+                    handler.write(response, keepAlive: keepAlive, context: context)
+                }
+            } else {
+                write(response, keepAlive: head.isKeepAlive, context: context)
+            }
         }
     }
 

@@ -12,6 +12,9 @@ public struct DevServerOptions: Sendable {
     public var anonKey: String?
     /// The public base URL, used as the token issuer (`<base>/auth/v1`).
     public var externalURL: String
+    /// Seconds to hold back the answer to a refresh grant *after* the token was rotated: widens the
+    /// window in which a client can die having lost the only copy of its new refresh token.
+    public var refreshResponseDelay: TimeInterval = 0
 
     /// Creates options with GoTrue's defaults where it has them.
     public init(jwtSecret: String = "authd-dev-server-jwt-secret-at-least-32-characters", accessTokenLifetime: Int = 3600,

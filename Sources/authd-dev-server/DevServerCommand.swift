@@ -29,6 +29,9 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("anon-key"), help: "Require this apikey header on every request, like the Supabase gateway.")
     var anonKey: String?
 
+    @Option(name: .customLong("refresh-response-delay"), help: "Seconds to hold back a refresh answer after rotating the token (fault injection).")
+    var refreshResponseDelay: Double = 0
+
     func validate() throws {
         if accessTokenLifetime < 1 { throw ValidationError("--access-token-lifetime must be at least 1 second") }
         if reuseInterval < 0 { throw ValidationError("--reuse-interval must not be negative") }
@@ -40,6 +43,7 @@ struct DevServerCommand: AsyncParsableCommand {
         let hostForURL = host.contains(":") ? "[\(host)]" : host
         var options = DevServerOptions(jwtSecret: jwtSecret, accessTokenLifetime: accessTokenLifetime,
                                        reuseInterval: reuseInterval, anonKey: anonKey)
+        options.refreshResponseDelay = refreshResponseDelay
         // Bind first to learn the port, then fix the issuer URL to it.
         let probe = try await DevHTTPServer.start(api: DevAuthAPI(options: options), host: host, port: port)
         let boundPort = probe.port

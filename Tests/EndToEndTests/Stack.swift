@@ -44,9 +44,9 @@ final class Stack: @unchecked Sendable {
         return environment
     }
 
-    func startDevServer(lifetime: Int, port: Int = 0) throws {
+    func startDevServer(lifetime: Int, port: Int = 0, extra: [String] = []) throws {
         let server = try Spawned(Binaries.path("authd-dev-server"), ["--port", String(port), "--access-token-lifetime", String(lifetime),
-                                                                       "--anon-key", "e2e-anon-key"],
+                                                                       "--anon-key", "e2e-anon-key"] + extra,
                                  environment: environment, in: directory, name: "dev-server-\(UUID().uuidString.prefix(4))")
         guard server.waitForOutput({ $0.contains("listening on") }) else { throw StackError("dev server did not start: \(server.stderr)") }
         serverURL = String(server.stdout.split(separator: " ").last!.trimmingCharacters(in: .whitespacesAndNewlines))
