@@ -42,6 +42,17 @@ public final class DevAuthAPI: Sendable {
             return authenticated(request, now: now) { user, _ in .json(200, userJSON(user)) }
         case ("POST", "/logout"):
             return authenticated(request, now: now) { user, sessionID in logout(request, user: user, sessionID: sessionID) }
+        case ("POST", "/admin/dev/faults"):
+            return withBody(request) { body in
+                guard let fault = DevFault(json: body) else {
+                    return DevError.response(400, "validation_failed", "a fault needs a status between 400 and 599", request: request)
+                }
+                state.withLock { $0.refreshFault = fault }
+                return DevResponse(status: 204)
+            }
+        case ("DELETE", "/admin/dev/faults"):
+            state.withLock { $0.refreshFault = nil }
+            return DevResponse(status: 204)
         case ("GET", "/admin/dev/stats"):
             return .json(200, state.withLock { ["refresh_grants": $0.refreshGrants, "sessions": $0.sessions.count, "users": $0.users.count] })
         default:
@@ -107,6 +118,12 @@ public final class DevAuthAPI: Sendable {
         }
         return state.withLock { store -> DevResponse in
             store.refreshGrants += 1
+            if let fault = store.refreshFault {
+                if let remaining = fault.remaining {
+                    store.refreshFault = remaining > 1 ? { var next = fault; next.remaining = remaining - 1; return next }() : nil
+                }
+                return fault.response(to: request)
+            }
             guard let row = store.refreshTokens[presented], let session = store.sessions[row.sessionID],
                   let user = store.users[session.userID] else {
                 return DevError.response(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found", request: request)

@@ -88,7 +88,8 @@ final class DevHTTPHandler: ChannelInboundHandler {
 
     private func write(_ response: DevResponse, keepAlive: Bool, context: ChannelHandlerContext) {
         var headers = HTTPHeaders()
-        if !response.body.isEmpty { headers.add(name: "Content-Type", value: "application/json") }
+        let hasType = response.headers.keys.contains { $0.lowercased() == "content-type" }
+        if !response.body.isEmpty, !hasType { headers.add(name: "Content-Type", value: "application/json") }
         headers.add(name: "Content-Length", value: String(response.body.count))
         for (name, value) in response.headers { headers.add(name: name, value: value) }
         if !keepAlive { headers.add(name: "Connection", value: "close") }

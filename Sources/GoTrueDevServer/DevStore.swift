@@ -36,6 +36,8 @@ struct DevStore: Sendable {
     var activeToken: [String: String] = [:]          // session id -> token
     /// Counters the tests read through `/admin/dev/stats`.
     var refreshGrants = 0
+    /// An injected failure for refresh grants, set through `/admin/dev/faults`.
+    var refreshFault: DevFault?
 
     func user(email: String) -> DevUser? {
         users.values.first { $0.email.caseInsensitiveCompare(email) == .orderedSame }

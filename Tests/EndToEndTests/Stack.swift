@@ -98,6 +98,29 @@ final class Stack: @unchecked Sendable {
         return count
     }
 
+    /// Makes the development server fail refresh grants as `fault` describes (see DevFault).
+    func injectRefreshFault(_ fault: String) throws {
+        let result = try runCommand("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST",
+                                                      "\(serverURL)/auth/v1/admin/dev/faults", "-d", fault], environment: environment)
+        guard result.stdout == "204" else { throw StackError("fault not accepted: \(result.stdout) \(result.stderr)") }
+    }
+
+    /// Lets refresh grants succeed again.
+    func clearRefreshFault() throws {
+        _ = try runCommand("/usr/bin/curl", ["-sS", "-X", "DELETE", "\(serverURL)/auth/v1/admin/dev/faults"], environment: environment)
+    }
+
+    /// `authctl status --json`, parsed.
+    func statusJSON() throws -> [String: Any] {
+        let result = try authctl(["status", "--json"])
+        return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    /// The event names a `watch --json` process has printed so far.
+    static func events(_ watcher: Spawned) -> [[String: Any]] {
+        watcher.stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+    }
+
     /// Everything printed so far, by every process.
     func allOutput() -> String {
         (transcript + daemons.flatMap { [$0.stdout, $0.stderr] } + [devServer?.stdout ?? "", devServer?.stderr ?? ""]).joined(separator: "\n")

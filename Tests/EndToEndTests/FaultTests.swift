@@ -1,0 +1,82 @@
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// The daemon against every fault class the server can produce, injected at the real
+/// development server and seen through the real socket.
+@Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
+struct FaultTests {
+    static let transient: [(fault: String, reason: String)] = [
+        (#"{"status":503,"html":true}"#, "server_error"),
+        (#"{"status":500,"code":"unexpected_failure"}"#, "server_error"),
+        (#"{"status":429,"code":"over_request_rate_limit","retry_after":1}"#, "rate_limited"),
+        (#"{"status":409,"code":"conflict"}"#, "server_error"),
+        (#"{"status":408,"code":"request_timeout"}"#, "server_error"),
+        (#"{"status":403,"code":"bad_jwt"}"#, "server_error"),
+    ]
+
+    @Test func everyTransientFaultKeepsTheSessionServesTheValidTokenAndRecovers() async throws {
+        try await Stack.running("transient", lifetime: 8) { stack in
+            try stack.signUp(email: "transient@example.com", password: "transient-password")
+            try stack.startDaemon()
+            #expect(try stack.authctl(["login", "--email", "transient@example.com", "--password-stdin"], input: "transient-password\n").status == 0)
+            let watcher = try stack.watch(["--json"])
+            defer { watcher.stop() }
+            #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
+
+            for (fault, reason) in Self.transient {
+                try stack.injectRefreshFault(fault)
+                // Asking for a token that must outlive the current one forces a refresh, which fails:
+                // the still-valid token is served anyway.
+                let token = try stack.authctl(["token", "--min-valid", "8"])
+                #expect(token.status == 0, "\(fault): \(token.stderr)")
+                #expect((claims(of: token.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["exp"] as? Double ?? 0) > Date().timeIntervalSince1970)
+                let degraded = try stack.statusJSON()
+                #expect(degraded["state"] as? String == "signed_in", "\(fault)")
+                #expect((degraded["degraded"] as? [String: Any])?["reason"] as? String == reason, "\(fault): \(degraded)")
+
+                try stack.clearRefreshFault()
+                var recovered = false
+                let deadline = Date().addingTimeInterval(15)
+                while !recovered, Date() < deadline {
+                    usleep(200_000)
+                    recovered = try stack.statusJSON()["degraded"] == nil
+                }
+                #expect(recovered, "\(fault): still degraded after the fault cleared")
+            }
+            let names = Stack.events(watcher).compactMap { $0["event"] as? String }
+            #expect(!names.contains("SIGNED_OUT"))
+            #expect(names.filter { $0 == "REFRESH_FAILING" }.count >= Self.transient.count)
+            #expect(names.contains("TOKEN_REFRESHED"))
+            let reasons = Stack.events(watcher).filter { $0["event"] as? String == "REFRESH_FAILING" }.compactMap { $0["reason"] as? String }
+            #expect(Set(reasons) == Set(Self.transient.map(\.reason)))
+        }
+    }
+
+    static let fatal = ["refresh_token_not_found", "refresh_token_already_used", "session_expired", "session_not_found",
+                        "user_banned", "validation_failed", "user_not_found"]
+
+    @Test func everyFatalCodeEndsTheSessionWithThatReasonSeenByASubscriber() async throws {
+        try await Stack.running("fatal", lifetime: 3600) { stack in
+            try stack.signUp(email: "fatal@example.com", password: "fatal-password")
+            try stack.startDaemon()
+            let watcher = try stack.watch(["--json"])
+            defer { watcher.stop() }
+            #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
+
+            for code in Self.fatal {
+                #expect(try stack.authctl(["login", "--email", "fatal@example.com", "--password-stdin"], input: "fatal-password\n").status == 0)
+                try stack.injectRefreshFault(#"{"status":400,"code":"\#(code)","message":"session over","count":1}"#)
+                let token = try stack.authctl(["token", "--min-valid", "3600"])
+                #expect(token.status == 4, "\(code): \(token.stderr)")
+                #expect(token.stderr.contains(code))
+                let status = try stack.authctl(["status"])
+                #expect(status.status == 4)
+                #expect(status.stdout.contains("signed out (\(code))"))
+            }
+            #expect(watcher.waitForOutput { $0.components(separatedBy: "SIGNED_OUT").count - 1 == Self.fatal.count })
+            let reasons = Stack.events(watcher).filter { $0["event"] as? String == "SIGNED_OUT" }.compactMap { $0["reason"] as? String }
+            #expect(reasons == Self.fatal)
+        }
+    }
+}
