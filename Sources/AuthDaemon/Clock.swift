@@ -15,6 +15,27 @@ public struct SystemClock: WallClock {
     public func now() -> Date { Date() }
 }
 
+/// A clock that never jumps and keeps counting through suspend, in seconds from any origin.
+public protocol MonotonicClock: Sendable {
+    /// Seconds since this clock's origin.
+    func seconds() -> TimeInterval
+}
+
+/// `ContinuousClock`, which on Linux is CLOCK_BOOTTIME: it counts time asleep, so a suspend is
+/// not mistaken for a wall-clock jump.
+public struct SystemMonotonicClock: MonotonicClock {
+    private let origin = ContinuousClock.now
+
+    /// Creates the clock.
+    public init() {}
+
+    /// Seconds since the clock was created.
+    public func seconds() -> TimeInterval {
+        let elapsed = ContinuousClock.now - origin
+        return TimeInterval(elapsed.components.seconds) + TimeInterval(elapsed.components.attoseconds) / 1e18
+    }
+}
+
 /// A one-shot timer with a wall-clock deadline. Arming again replaces the earlier deadline.
 public protocol RefreshTimer: Sendable {
     /// Fires `handler` at `deadline` (at once if it has passed).

@@ -17,6 +17,8 @@ public actor SessionDriver: Service {
     private let store: any SessionStore
     private let api: any GoTrueAPI
     private let clock: any WallClock
+    private let monotonic: any MonotonicClock
+    private var lastClockCheck: (wall: Date, monotonic: TimeInterval)
     private let timer: any RefreshTimer
     private let random: @Sendable () -> Double
     private let logger: Logger
@@ -42,7 +44,8 @@ public actor SessionDriver: Service {
 
     /// Creates a driver. `random` returns numbers in 0..<1 for jitter.
     public init(profile: String, server: String, store: any SessionStore, api: any GoTrueAPI,
-                clock: any WallClock = SystemClock(), timer: any RefreshTimer = DispatchWallTimer(),
+                clock: any WallClock = SystemClock(), monotonic: any MonotonicClock = SystemMonotonicClock(),
+                timer: any RefreshTimer = DispatchWallTimer(),
                 policy: RefreshPolicy = RefreshPolicy(), logger: Logger,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.profile = profile
@@ -51,6 +54,8 @@ public actor SessionDriver: Service {
         self.store = store
         self.api = api
         self.clock = clock
+        self.monotonic = monotonic
+        self.lastClockCheck = (clock.now(), monotonic.seconds())
         self.timer = timer
         self.random = random
         var logger = logger
@@ -70,6 +75,7 @@ public actor SessionDriver: Service {
         await loadStoredSession()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.runKeyringJobs() }
+            group.addTask { await self.watchClock() }
             for await job in jobs {
                 switch job {
                 case .timerFired:
@@ -199,6 +205,26 @@ public actor SessionDriver: Service {
             case .cancelTimer:
                 timer.cancel()
             }
+        }
+    }
+
+    /// Compares the wall clock with the monotonic one; after a jump (the clock was set, NTP
+    /// stepped it) the session is re-evaluated at once, so a jump past expiry refreshes now rather
+    /// than whenever the old timer would have fired. Called every few seconds by `watchClock`.
+    public func checkClock() {
+        let now = (wall: clock.now(), monotonic: monotonic.seconds())
+        let jump = ClockJump(wallElapsed: now.wall.timeIntervalSince(lastClockCheck.wall),
+                             monotonicElapsed: now.monotonic - lastClockCheck.monotonic)
+        lastClockCheck = now
+        guard jump.isJump() else { return }
+        logger.notice("the wall clock jumped; re-evaluating the session", metadata: ["clock.offset_seconds": "\(Int(jump.offset))"])
+        apply(machine.timerFired(now: now.wall))
+    }
+
+    private func watchClock() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(5))
+            checkClock()
         }
     }
 

@@ -1,0 +1,58 @@
+import AuthCore
+import AuthDaemon
+import AuthTestSupport
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+extension ManualWallClock: WallClock {}
+extension ManualMonotonicClock: MonotonicClock {}
+
+/// A timer that never fires by itself: the test proves the clock check, not the timer, acted.
+final class InertTimer: RefreshTimer {
+    private let armed = Mutex<Date?>(nil)
+    func arm(at deadline: Date, handler: @escaping @Sendable () -> Void) { armed.withLock { $0 = deadline } }
+    func cancel() { armed.withLock { $0 = nil } }
+}
+
+@Suite struct ClockJumpTests {
+    @Test(arguments: [(3605.0, 5.0, true), (-3595.0, 5.0, true), (5.0, 5.0, false), (7200.0, 7200.0, false), (6.5, 5.0, false)])
+    func jumpsAreToldFromTimePassingAndFromSuspend(_ wall: TimeInterval, _ monotonic: TimeInterval, _ jumped: Bool) {
+        #expect(ClockJump(wallElapsed: wall, monotonicElapsed: monotonic).isJump() == jumped)
+    }
+
+    @Test func aWallClockJumpPastExpiryRefreshesAtOnceButASuspendLeavesItToTheTimer() async throws {
+        let t0 = Fixtures.t0
+        let wall = ManualWallClock(t0), monotonic = ManualMonotonicClock()
+        let api = FakeGoTrue()
+        let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: t0)])
+        let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: api, clock: wall,
+                                   monotonic: monotonic, timer: InertTimer(), policy: RefreshPolicy(jitterFraction: 0),
+                                   logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await driver.run() }
+            #expect(await driver.status().state == "signed_in") // waits for the load
+
+            // Asleep for two hours: both clocks moved, so the check does nothing (the wall-clock
+            // timer is what fires after a real suspend).
+            wall.advance(by: 7200)
+            monotonic.advance(by: 7200)
+            await driver.checkClock()
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(api.refreshCalls == 0)
+
+            // The clock is set two more hours ahead while only a second passes: refresh at once.
+            wall.advance(by: 7200)
+            monotonic.advance(by: 1)
+            await driver.checkClock()
+            for _ in 0..<200 where api.refreshCalls == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(api.refreshCalls == 1)
+            for _ in 0..<200 where await driver.status().expiresAt != Int64(wall.now().timeIntervalSince1970) + 3600 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(await driver.status().expiresAt == Int64(wall.now().timeIntervalSince1970) + 3600)
+            group.cancelAll()
+        }
+    }
+}
