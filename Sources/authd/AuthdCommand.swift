@@ -60,6 +60,7 @@ struct AuthdCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "authd")
         disableCoreDumps()
+        raiseDescriptorLimit()
 
         let environment = ProcessInfo.processInfo.environment
         let configuration: DaemonConfiguration
@@ -137,6 +138,15 @@ struct AuthdCommand: AsyncParsableCommand {
                 """)
         }
         return configuration
+    }
+
+    /// Every client connection is a descriptor; systemd's default soft limit (1024) would cap the
+    /// daemon near a thousand clients. NIO uses epoll, not select, so the hard limit is safe.
+    private func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// No core dumps: a dump of this process would contain refresh tokens.
