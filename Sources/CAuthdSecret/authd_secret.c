@@ -33,6 +33,9 @@ static authd_secret_status fail(GError *error, const char *fallback, char **erro
         *error_message = g_strdup(error != NULL ? error->message : fallback);
     }
     if (error != NULL) g_error_free(error);
+    /* libsecret caches the service proxy, bound to the keyring daemon it first reached; after that
+     * daemon died it would fail forever. Drop the cache so the next call finds the new one. */
+    secret_service_disconnect();
     return AUTHD_SECRET_UNAVAILABLE;
 }
 
