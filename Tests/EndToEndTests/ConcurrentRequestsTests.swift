@@ -53,9 +53,7 @@ struct ConcurrentRequestsTests {
 
     @Test func aThousandRequestsPastExpiryCauseExactlyOneRefresh() async throws {
         try await Stack.running("herd", lifetime: 4) { stack in
-            try stack.signUp(email: "herd@example.com", password: "herd-password")
-            let daemon = try stack.startDaemon(extra: ["--refresh-lead", "1"])
-            #expect(try stack.authctl(["login", "--email", "herd@example.com", "--password-stdin"], input: "herd-password\n").status == 0)
+            let daemon = try stack.startSignedIn(email: "herd@example.com", password: "herd-password", daemonArguments: ["--refresh-lead", "1"])
             let before = try stack.refreshGrants()
             let result = try runCommand("/usr/bin/python3", ["-c", Self.client, stack.socketPath, "1000", String(daemon.process.processIdentifier), "5"],
                                         environment: stack.environment, timeout: 120)

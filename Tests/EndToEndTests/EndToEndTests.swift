@@ -110,9 +110,7 @@ struct EndToEndTests {
 
     @Test func afterASleepPastExpiryManyWaitingClientsShareOneRefresh() async throws {
         try await Stack.running("suspend", lifetime: 6) { stack in
-            try stack.signUp(email: "suspend@example.com", password: "suspend-password")
-            let daemon = try stack.startDaemon(extra: ["--refresh-lead", "1"])
-            #expect(try stack.authctl(["login", "--email", "suspend@example.com", "--password-stdin"], input: "suspend-password\n").status == 0)
+            let daemon = try stack.startSignedIn(email: "suspend@example.com", password: "suspend-password", daemonArguments: ["--refresh-lead", "1"])
             let before = try stack.refreshGrants()
             // Freeze the daemon past the token's expiry, as a laptop asleep would be.
             daemon.signal(SIGSTOP)
@@ -137,9 +135,7 @@ struct EndToEndTests {
 
     @Test func anUnreachableServerKeepsTheSessionAndSaysWhy() async throws {
         try await Stack.running("offline", lifetime: 4) { stack in
-            try stack.signUp(email: "offline@example.com", password: "offline-password")
-            try stack.startDaemon()
-            #expect(try stack.authctl(["login", "--email", "offline@example.com", "--password-stdin"], input: "offline-password\n").status == 0)
+            try stack.startSignedIn(email: "offline@example.com", password: "offline-password")
 
             stack.stopDevServer()
             Thread.sleep(forTimeInterval: 5) // the token has expired; refreshes fail

@@ -17,9 +17,7 @@ struct FaultTests {
 
     @Test func everyTransientFaultKeepsTheSessionServesTheValidTokenAndRecovers() async throws {
         try await Stack.running("transient", lifetime: 8) { stack in
-            try stack.signUp(email: "transient@example.com", password: "transient-password")
-            try stack.startDaemon()
-            #expect(try stack.authctl(["login", "--email", "transient@example.com", "--password-stdin"], input: "transient-password\n").status == 0)
+            try stack.startSignedIn(email: "transient@example.com", password: "transient-password")
             let watcher = try stack.watch(["--json"])
             defer { watcher.stop() }
             #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })

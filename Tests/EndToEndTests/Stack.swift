@@ -76,6 +76,16 @@ final class Stack: @unchecked Sendable {
         throw StackError("authd did not start listening: \(daemon.stderr)")
     }
 
+    /// Signs a user up at the development server, starts the daemon and signs in with authctl.
+    @discardableResult
+    func startSignedIn(email: String, password: String, daemonArguments: [String] = []) throws -> Spawned {
+        try signUp(email: email, password: password)
+        let daemon = try startDaemon(extra: daemonArguments)
+        let login = try authctl(["login", "--email", email, "--password-stdin"], input: password + "\n")
+        guard login.status == 0 else { throw StackError("login failed (\(login.status)): \(login.stderr)") }
+        return daemon
+    }
+
     func authctl(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 60) throws -> Completed {
         let result = try runCommand(Binaries.path("authctl"), arguments, environment: environment, input: input, timeout: timeout)
         transcript += [result.stdout, result.stderr]
