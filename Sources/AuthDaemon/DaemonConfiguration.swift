@@ -25,11 +25,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var profiles: [ProfileConfiguration]
     /// The profile used when a request names none.
     public var defaultProfile: String
+    /// Seconds before expiry to refresh; nil for max(60 s, 10 % of the lifetime).
+    public var refreshLead: TimeInterval?
 
     /// Creates a configuration.
-    public init(profiles: [ProfileConfiguration], defaultProfile: String) {
+    public init(profiles: [ProfileConfiguration], defaultProfile: String, refreshLead: TimeInterval? = nil) {
         self.profiles = profiles
         self.defaultProfile = defaultProfile
+        self.refreshLead = refreshLead
     }
 
     /// `$XDG_CONFIG_HOME/authd/config.toml` (or `~/.config/authd/config.toml`).
@@ -43,6 +46,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     ///
     /// ```toml
     /// default_profile = "default"
+    /// refresh_lead = 120            # optional, seconds
     /// [profiles.default]
     /// url = "https://abcd.supabase.co"
     /// anon_key = "eyJ…"
@@ -56,8 +60,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
         } catch {
             throw ConfigurationError("\(source): not valid TOML")
         }
-        for key in table.keys where !["default_profile", "profiles"].contains(key) {
-            throw ConfigurationError("\(source): unknown key '\(key)' (expected default_profile or [profiles.NAME])")
+        for key in table.keys where !["default_profile", "refresh_lead", "profiles"].contains(key) {
+            throw ConfigurationError("\(source): unknown key '\(key)' (expected default_profile, refresh_lead or [profiles.NAME])")
+        }
+        var refreshLead: TimeInterval?
+        if let value = table["refresh_lead"] {
+            guard let seconds = value.int ?? value.double.map({ Int($0) }), seconds > 0 else {
+                throw ConfigurationError("\(source): refresh_lead must be a positive number of seconds")
+            }
+            refreshLead = TimeInterval(seconds)
         }
         var profiles: [ProfileConfiguration] = []
         if let profileTables = table["profiles"]?.table {
@@ -81,7 +92,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if !profiles.isEmpty, !profiles.contains(where: { $0.name == defaultProfile }) {
             throw ConfigurationError("\(source): default_profile '\(defaultProfile)' is not one of the profiles")
         }
-        return DaemonConfiguration(profiles: profiles, defaultProfile: defaultProfile)
+        return DaemonConfiguration(profiles: profiles, defaultProfile: defaultProfile, refreshLead: refreshLead)
     }
 }
 

@@ -46,10 +46,11 @@ struct AuthdCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
-    @Option(name: .customLong("refresh-lead"), help: ArgumentHelp("Refresh this many seconds before expiry instead of max(60 s, 10 % of the lifetime).", visibility: .hidden))
+    @Option(name: .customLong("refresh-lead"), help: "Refresh this many seconds before expiry (default: refresh_lead in the configuration, else max(60 s, 10 % of the lifetime); at most half the lifetime).")
     var refreshLead: Double?
 
     func run() async throws {
+        if let refreshLead, refreshLead <= 0 { throw ValidationError("--refresh-lead must be a positive number of seconds") }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -74,7 +75,7 @@ struct AuthdCommand: AsyncParsableCommand {
         }
 
         var policy = RefreshPolicy()
-        policy.fixedLead = refreshLead
+        policy.fixedLead = refreshLead ?? configuration.refreshLead
         let store = LibsecretStore()
         let drivers = configuration.profiles.map { profile in
             SessionDriver(profile: profile.name, server: profile.url.absoluteString, store: store,

@@ -7,6 +7,7 @@ import Testing
     @Test func aValidFileWithTwoProfiles() throws {
         let text = """
         default_profile = "work"
+        refresh_lead = 120
         [profiles.work]
         url = "https://abcd.supabase.co"
         anon_key = "sb_publishable_abc"
@@ -16,6 +17,7 @@ import Testing
         """
         let configuration = try DaemonConfiguration.parse(text, source: "config.toml")
         #expect(configuration.defaultProfile == "work")
+        #expect(configuration.refreshLead == 120)
         #expect(configuration.profiles.map(\.name) == ["local", "work"])
         #expect(configuration.profiles.last?.url.absoluteString == "https://abcd.supabase.co")
     }
@@ -23,6 +25,8 @@ import Testing
     static let bad: [(String, String)] = [
         ("[profiles.a]\nurl = \"https://x.supabase.co\"\nanon_key = \"k\"\ncolour = \"blue\"", "unknown key 'profiles.a.colour'"),
         ("refresh = 5", "unknown key 'refresh'"),
+        ("refresh_lead = -3", "refresh_lead must be a positive number of seconds"),
+        ("refresh_lead = \"soon\"", "refresh_lead must be a positive number of seconds"),
         ("[profiles.a]\nurl = \"http://x.supabase.co\"\nanon_key = \"k\"", "plain http:// is only allowed for a loopback server"),
         ("[profiles.a]\nurl = \"not a url\"\nanon_key = \"k\"", "is not a URL"),
         ("[profiles.a]\nurl = \"https://x.supabase.co\"\nanon_key = \"sb_secret_abc\"", "service-role/secret key"),
