@@ -27,11 +27,12 @@ import Testing
                     _ = try client.call(Methods.Token.self, .init())
                 }
                 do {
-                    _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "wrong"))
+                    _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "pw-not-this-one-7f3a"))
                     Issue.record("a wrong password signed in")
                 } catch let AuthdClientError.rpc(error) {
                     #expect(error.reason == .invalidCredentials)
-                    #expect(!error.message.contains("wrong\""))
+                    #expect(error.message == "wrong email or password")
+                    #expect(!error.message.contains("pw-not-this-one-7f3a"))
                 }
                 let status = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
                 #expect(status.state == "signed_in")
