@@ -26,7 +26,6 @@ public actor SessionDriver: Service {
     private var answers: [RequestID: CheckedContinuation<Result<IssuedToken, TokenFailure>, Never>] = [:]
     private var nextRequest: UInt64 = 0
     private var subscribers: [UInt64: @Sendable (AuthEventMessage) -> Void] = [:]
-    private var loaded = false
     private var loadWaiters: [CheckedContinuation<Void, Never>] = []
 
     private enum Job: Sendable {
@@ -91,7 +90,7 @@ public actor SessionDriver: Service {
     /// Returns once the stored session has been read (at most the keyring's timeout after start),
     /// so that nobody is told "signed out" or "loading" about a session that is merely being read.
     private func awaitLoaded() async {
-        if loaded { return }
+        if machine.phase != .loading { return }
         await withCheckedContinuation { loadWaiters.append($0) }
     }
 
@@ -237,7 +236,6 @@ public actor SessionDriver: Service {
             logger.error("cannot read the stored session", metadata: ["error": "\(error.localizedDescription)"])
             apply(machine.storedSessionUnavailable(error))
         }
-        loaded = true
         for waiter in loadWaiters { waiter.resume() }
         loadWaiters.removeAll()
     }

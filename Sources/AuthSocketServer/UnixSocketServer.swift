@@ -103,37 +103,37 @@ public final class UnixSocketServer: Service, Sendable {
             // On graceful shutdown every connection is closed too: a subscriber would otherwise
             // keep its task, and so the daemon, alive forever.
             try await withGracefulShutdownHandler {
-            try await channel.executeThenClose { inbound, outbound in
-                await withDiscardingTaskGroup { tasks in
-                    tasks.addTask {
-                        // The single writer: answers and events leave in the order they were queued.
-                        for await line in lines {
-                            do { try await outbound.write(ByteBuffer(bytes: line)) } catch { break }
+                try await channel.executeThenClose { inbound, outbound in
+                    await withDiscardingTaskGroup { tasks in
+                        tasks.addTask {
+                            // The single writer: answers and events leave in the order they were queued.
+                            for await line in lines {
+                                do { try await outbound.write(ByteBuffer(bytes: line)) } catch { break }
+                            }
+                            continuation.finish()
                         }
+                        await withDiscardingTaskGroup { requests in
+                            do {
+                                for try await frame in inbound {
+                                    switch frame {
+                                    case .line(let buffer):
+                                        let data = Data(buffer.readableBytesView)
+                                        requests.addTask { await self.handler.handle(line: data, connection: context) }
+                                    case .tooLong:
+                                        logger.notice("request line too long; closing", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
+                                        continuation.yield(handler.lineTooLongResponse(limit: maxLineLength))
+                                        return
+                                    }
+                                }
+                            } catch {
+                                logger.debug("connection read ended", metadata: ["connection.id": "\(id)", "error": "\(error)"])
+                            }
+                        }
+                        // Subscribers keep the connection open; once the client is gone, nothing more is sent.
+                        await handler.connectionClosed(context)
                         continuation.finish()
                     }
-                    await withDiscardingTaskGroup { requests in
-                        do {
-                            for try await frame in inbound {
-                                switch frame {
-                                case .line(let buffer):
-                                    let data = Data(buffer.readableBytesView)
-                                    requests.addTask { await self.handler.handle(line: data, connection: context) }
-                                case .tooLong:
-                                    logger.notice("request line too long; closing", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
-                                    continuation.yield(handler.lineTooLongResponse(limit: maxLineLength))
-                                    return
-                                }
-                            }
-                        } catch {
-                            logger.debug("connection read ended", metadata: ["connection.id": "\(id)", "error": "\(error)"])
-                        }
-                    }
-                    // Subscribers keep the connection open; once the client is gone, nothing more is sent.
-                    await handler.connectionClosed(context)
-                    continuation.finish()
                 }
-            }
             } onGracefulShutdown: {
                 channel.channel.close(promise: nil)
             }

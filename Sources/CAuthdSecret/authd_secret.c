@@ -138,38 +138,32 @@ void authd_secret_free(char *string) {
     g_free(string);
 }
 
+/* Runs `call` again while it reports that an object vanished under it, at most
+ * AUTHD_SECRET_ATTEMPTS times in all. */
+#define AUTHD_WITH_RETRIES(status, call) \
+    for (int attempt = 0; attempt < AUTHD_SECRET_ATTEMPTS && ((status) = (call)) == AUTHD_SECRET_RETRY; attempt++) {}
+
+/* Turns a retry that never settled into a plain "unavailable" with a message. */
+static authd_secret_status settled(authd_secret_status status, char **error_message) {
+    if (status != AUTHD_SECRET_RETRY) return status;
+    if (error_message != NULL) *error_message = g_strdup("the keyring kept changing under the call; try again");
+    return AUTHD_SECRET_UNAVAILABLE;
+}
+
 authd_secret_status authd_secret_store(const char *profile, const char *label, const char *secret, char **error_message) {
-    authd_secret_status status = AUTHD_SECRET_RETRY;
-    for (int attempt = 0; attempt < AUTHD_SECRET_ATTEMPTS && status == AUTHD_SECRET_RETRY; attempt++) {
-        status = authd_secret_store_once(profile, label, secret, error_message);
-    }
-    if (status == AUTHD_SECRET_RETRY) {
-        if (error_message != NULL) *error_message = g_strdup("the keyring kept changing under the call; try again");
-        status = AUTHD_SECRET_UNAVAILABLE;
-    }
-    return status;
+    authd_secret_status status;
+    AUTHD_WITH_RETRIES(status, authd_secret_store_once(profile, label, secret, error_message));
+    return settled(status, error_message);
 }
 
 authd_secret_status authd_secret_lookup(const char *profile, char **secret_out, char **error_message) {
-    authd_secret_status status = AUTHD_SECRET_RETRY;
-    for (int attempt = 0; attempt < AUTHD_SECRET_ATTEMPTS && status == AUTHD_SECRET_RETRY; attempt++) {
-        status = authd_secret_lookup_once(profile, secret_out, error_message);
-    }
-    if (status == AUTHD_SECRET_RETRY) {
-        if (error_message != NULL) *error_message = g_strdup("the keyring kept changing under the call; try again");
-        status = AUTHD_SECRET_UNAVAILABLE;
-    }
-    return status;
+    authd_secret_status status;
+    AUTHD_WITH_RETRIES(status, authd_secret_lookup_once(profile, secret_out, error_message));
+    return settled(status, error_message);
 }
 
 authd_secret_status authd_secret_clear(const char *profile, char **error_message) {
-    authd_secret_status status = AUTHD_SECRET_RETRY;
-    for (int attempt = 0; attempt < AUTHD_SECRET_ATTEMPTS && status == AUTHD_SECRET_RETRY; attempt++) {
-        status = authd_secret_clear_once(profile, error_message);
-    }
-    if (status == AUTHD_SECRET_RETRY) {
-        if (error_message != NULL) *error_message = g_strdup("the keyring kept changing under the call; try again");
-        status = AUTHD_SECRET_UNAVAILABLE;
-    }
-    return status;
+    authd_secret_status status;
+    AUTHD_WITH_RETRIES(status, authd_secret_clear_once(profile, error_message));
+    return settled(status, error_message);
 }

@@ -120,7 +120,8 @@ public final class DevAuthAPI: Sendable {
             store.refreshGrants += 1
             if let fault = store.refreshFault {
                 if let remaining = fault.remaining {
-                    store.refreshFault = remaining > 1 ? { var next = fault; next.remaining = remaining - 1; return next }() : nil
+                    store.refreshFault?.remaining = remaining - 1
+                    if remaining <= 1 { store.refreshFault = nil }
                 }
                 return fault.response(to: request)
             }
