@@ -44,6 +44,13 @@ let package = Package(
                        providers: [.apt(["libsecret-1-dev"])]),
         .target(name: "CAuthdSecret", dependencies: ["CLibSecret"]),
         .target(name: "Keyring", dependencies: ["AuthCore", "CAuthdSecret"]),
+        // libsystemd (sd-bus, sd-daemon) and the C watchers for resume (logind) and network (rtnetlink).
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "CAuthdSystem", dependencies: ["CSystemd"]),
+        .target(name: "SystemSignals", dependencies: [
+            "AuthCore", "CAuthdSystem",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The daemon's parts, wired to ports only: session driver, method table, configuration.
         .target(name: "AuthDaemon", dependencies: [
             "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
@@ -54,7 +61,7 @@ let package = Package(
         // The library desktop apps link.
         .target(name: "AuthdClient", dependencies: ["AuthProtocol", "AuthIPC"]),
         .executableTarget(name: "authd", dependencies: [
-            "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring",
+            "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemSignals",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -87,6 +94,6 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC", "AuthTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC", "AuthTestSupport", "CSystemd"]),
     ]
 )

@@ -54,3 +54,22 @@ public enum SignOutScope: String, Sendable, Equatable, Codable, CaseIterable {
     /// Every session of the user except this one (this one stays signed in).
     case others
 }
+
+/// Something outside the session that can end a transient failure early.
+public enum WakeSignal: Sendable, Equatable, CustomStringConvertible {
+    /// The machine woke from suspend (logind's `PrepareForSleep(false)`).
+    case resumed
+    /// The network configuration changed: a link came up, an address or a route was added.
+    case networkChanged
+
+    /// `resumed` or `network_changed`, for logs.
+    public var description: String { self == .resumed ? "resumed" : "network_changed" }
+}
+
+/// A source of `WakeSignal`s (logind, rtnetlink), behind a port so the daemon can be tested
+/// with a fake one.
+public protocol WakeSignalSource: Sendable {
+    /// Calls `deliver` for every signal until the task is cancelled. Returns early, having
+    /// logged why, when the source is not available on this machine.
+    func run(_ deliver: @escaping @Sendable (WakeSignal) -> Void) async
+}

@@ -18,11 +18,14 @@ public struct RefreshPolicy: Sendable, Equatable {
     public var backoffCap: TimeInterval
     /// How soon after a failure a token request may start another attempt by itself.
     public var minimumRetryGap: TimeInterval
+    /// Upper bound of the delay between attempts to read a keyring that was unreadable (locked,
+    /// not running): short, because the user unlocking it should be noticed soon.
+    public var storeReloadCap: TimeInterval
 
     /// The defaults: lead max(60 s, 10 %), 2 % jitter, backoff 2 s doubling to 5 min.
     public init(minimumLead: TimeInterval = 60, leadFraction: Double = 0.1, fixedLead: TimeInterval? = nil,
                 jitterFraction: Double = 0.02, backoffBase: TimeInterval = 2, backoffCap: TimeInterval = 300,
-                minimumRetryGap: TimeInterval = 2) {
+                minimumRetryGap: TimeInterval = 2, storeReloadCap: TimeInterval = 30) {
         self.minimumLead = minimumLead
         self.leadFraction = leadFraction
         self.fixedLead = fixedLead
@@ -30,6 +33,7 @@ public struct RefreshPolicy: Sendable, Equatable {
         self.backoffBase = backoffBase
         self.backoffCap = backoffCap
         self.minimumRetryGap = minimumRetryGap
+        self.storeReloadCap = storeReloadCap
     }
 
     /// The lead time for a token of `lifetime` seconds. Never more than half the lifetime,

@@ -38,6 +38,13 @@ public struct Session: Sendable, Equatable, Codable {
 
     /// Seconds of validity left at `now` (negative once expired).
     public func remaining(at now: Date) -> TimeInterval { expiresAt.timeIntervalSince(now) }
+
+    /// Moves the local wall-clock dates by `offset` seconds, keeping the lifetime: what a backward
+    /// jump of the wall clock calls for, since the token's real validity did not change.
+    public mutating func shift(by offset: TimeInterval) {
+        expiresAt.addTimeInterval(offset)
+        receivedAt.addTimeInterval(offset)
+    }
 }
 
 extension Session: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {

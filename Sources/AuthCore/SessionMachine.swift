@@ -29,6 +29,9 @@ public struct SessionMachine: Sendable {
     private var lastFailureAt: Date?
     private var storeFailures = 0
     private var storeRetryInFlight = false
+    private var loadFailures = 0
+    private var loadInFlight = false
+    private var lastLoadAt: Date?
 
     /// Creates a machine in the `loading` phase.
     public init(policy: RefreshPolicy = RefreshPolicy()) {
@@ -43,25 +46,42 @@ public struct SessionMachine: Sendable {
 
     // MARK: Inputs
 
-    /// The store was read at start. `session` is nil when nothing was stored.
+    /// The store was read (at start, or again after it had been unreadable). `stored` is nil when
+    /// nothing was stored.
     public mutating func storedSessionLoaded(_ stored: Session?, now: Date, random: Double = 0.5) -> [SessionAction] {
-        guard phase == .loading else { return [] }
+        let wasUnavailable = isStoreUnavailable
+        guard phase == .loading || (wasUnavailable && loadInFlight) else { return [] }
+        loadInFlight = false
+        loadFailures = 0
+        // A keyring that was locked at start and is now open: say so before the session it held.
+        let prelude: [SessionAction] = wasUnavailable ? [.cancelTimer, .emit(.keyringAvailable)] : []
         guard let stored else {
             phase = .signedOut(nil)
-            return [.emit(.initialSession(expired: false))] + failWaiting(.notSignedIn(nil))
+            return prelude + [.emit(.initialSession(expired: false))] + failWaiting(.notSignedIn(nil))
         }
         session = stored
         phase = .signedIn
         let expired = stored.remaining(at: now) <= 0
         nextRefreshAt = policy.refreshDeadline(for: stored, random: random)
-        return [.emit(.initialSession(expired: expired))] + evaluate(now: now)
+        return prelude + [.emit(.initialSession(expired: expired))] + evaluate(now: now)
     }
 
-    /// The store could not be read at start (locked or no Secret Service).
-    public mutating func storedSessionUnavailable(_ failure: StoreFailure) -> [SessionAction] {
-        guard phase == .loading else { return [] }
+    /// The store could not be read (locked or no Secret Service), at start or on a retry. Not a
+    /// sign-out: the read is retried with backoff (capped at `RefreshPolicy.storeReloadCap`), at
+    /// once on a resume, and on a token request.
+    public mutating func storedSessionUnavailable(_ failure: StoreFailure, now: Date, random: Double = 0.5) -> [SessionAction] {
+        let previous: StoreFailure?
+        switch phase {
+        case .loading: previous = nil
+        case .storeUnavailable(let earlier) where loadInFlight: previous = earlier
+        default: return []
+        }
+        loadInFlight = false
+        loadFailures += 1
         phase = .storeUnavailable(failure)
-        return [.emit(.keyringUnavailable(failure))] + failWaiting(.storeUnavailable(failure))
+        let delay = min(policy.backoff(attempt: loadFailures, retryAfter: nil, random: random), policy.storeReloadCap)
+        let announce: [SessionAction] = previous == failure ? [] : [.emit(.keyringUnavailable(failure))]
+        return announce + failWaiting(.storeUnavailable(failure)) + [.armTimer(now.addingTimeInterval(delay))]
     }
 
     /// A sign-in produced `newSession`; `request` is answered once it is stored.
@@ -74,6 +94,7 @@ public struct SessionMachine: Sendable {
         clearFailures()
         clearStoreRetry()
         if let request { waiting.append((request, 0)) }
+        loadInFlight = false
         pending = (newSession, .signedIn)
         phase = .persisting
         return actions + [.store(newSession, generation: generation)]
@@ -85,7 +106,16 @@ public struct SessionMachine: Sendable {
         case .signedOut(let reason):
             return [.answer(request, .failure(.notSignedIn(reason)))]
         case .storeUnavailable(let failure):
-            return [.answer(request, .failure(.storeUnavailable(failure)))]
+            if loadInFlight {
+                waiting.append((request, minimum))
+                return []
+            }
+            if let lastLoadAt, now.timeIntervalSince(lastLoadAt) < policy.minimumRetryGap {
+                return [.answer(request, .failure(.storeUnavailable(failure)))]
+            }
+            // The user may have just unlocked the keyring: look again before saying no.
+            waiting.append((request, minimum))
+            return beginLoad(now: now)
         case .loading:
             waiting.append((request, minimum))
             return []
@@ -114,9 +144,50 @@ public struct SessionMachine: Sendable {
         }
     }
 
-    /// The refresh timer fired (or the owner wants the deadline re-checked after a resume).
+    /// The timer fired: refresh, retry, or read an unreadable store again, whichever is due.
     public mutating func timerFired(now: Date) -> [SessionAction] {
-        evaluate(now: now)
+        if isStoreUnavailable { return loadInFlight ? [] : beginLoad(now: now) }
+        return evaluate(now: now)
+    }
+
+    /// The machine woke from suspend. Deadlines that passed while asleep are acted on now, and a
+    /// transient failure that is likely to be over (the network or the server, not a rate limit)
+    /// is retried without waiting out its backoff; a keyring unlocked on the lock screen is read.
+    public mutating func resumed(now: Date) -> [SessionAction] {
+        if isStoreUnavailable { return loadInFlight ? [] : beginLoad(now: now) }
+        return retrySooner(ifFailingWith: [.offline, .serverError], now: now)
+    }
+
+    /// The network configuration changed (a link came up, an address was added or removed). A
+    /// refresh that failed because the server was unreachable is retried now.
+    public mutating func networkChanged(now: Date) -> [SessionAction] {
+        retrySooner(ifFailingWith: [.offline], now: now)
+    }
+
+    /// The wall clock was set by `offset` seconds (positive: forward), as measured against a
+    /// monotonic clock.
+    ///
+    /// Forward, the wall-clock deadlines are kept: time may really have passed unseen (a paused
+    /// VM), so a token that now looks expired is refreshed at once. Backward, no time passed that
+    /// the monotonic clock did not see, so every wall-clock date is moved by the same offset and
+    /// the token keeps exactly the real validity it had; otherwise the refresh would come up to
+    /// `offset` late, after the server had let the token expire. The shifted session is stored
+    /// again so that a restart does not bring back the unshifted expiry.
+    public mutating func clockJumped(by offset: TimeInterval, now: Date) -> [SessionAction] {
+        var actions: [SessionAction] = []
+        if offset < 0 {
+            session?.shift(by: offset)
+            pending?.session.shift(by: offset)
+            nextRefreshAt = nextRefreshAt?.addingTimeInterval(offset)
+            storeRetryAt = storeRetryAt?.addingTimeInterval(offset)
+            lastFailureAt = lastFailureAt?.addingTimeInterval(offset)
+            degraded?.retryAt.addTimeInterval(offset)
+            if phase == .signedIn, let session, !storeRetryInFlight, storeRetryAt == nil {
+                storeRetryInFlight = true
+                actions.append(.store(session, generation: generation))
+            }
+        }
+        return actions + evaluate(now: now)
     }
 
     /// A refresh started in `generation` returned `grant`.
@@ -177,6 +248,32 @@ public struct SessionMachine: Sendable {
 
     // MARK: Rules
 
+    private var isStoreUnavailable: Bool {
+        if case .storeUnavailable = phase { return true }
+        return false
+    }
+
+    private mutating func beginLoad(now: Date) -> [SessionAction] {
+        loadInFlight = true
+        lastLoadAt = now
+        return [.cancelTimer, .loadStore]
+    }
+
+    /// Brings a backed-off retry forward to now (or to the end of the minimum gap after the last
+    /// failure, so that a flapping signal cannot hammer the server) when the failure's reason is
+    /// one of `reasons`; otherwise just re-checks the deadlines.
+    private mutating func retrySooner(ifFailingWith reasons: Set<DegradedReason>, now: Date) -> [SessionAction] {
+        if phase == .signedIn, let failing = degraded, reasons.contains(failing.reason) {
+            let earliest = lastFailureAt.map { $0.addingTimeInterval(policy.minimumRetryGap) } ?? now
+            let retryAt = max(now, earliest)
+            if retryAt < failing.retryAt {
+                nextRefreshAt = retryAt
+                degraded?.retryAt = retryAt
+            }
+        }
+        return evaluate(now: now)
+    }
+
     /// Answers what can be answered, starts a refresh when the deadline passed or a waiting
     /// request needs a fresher token, and re-arms the timer.
     private mutating func evaluate(now: Date) -> [SessionAction] {
@@ -233,6 +330,7 @@ public struct SessionMachine: Sendable {
 
     private mutating func end(_ reason: SignOutReason) -> [SessionAction] {
         generation &+= 1
+        loadInFlight = false
         session = nil
         pending = nil
         nextRefreshAt = nil

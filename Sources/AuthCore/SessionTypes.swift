@@ -100,6 +100,8 @@ public enum SessionAction: Sendable, Equatable {
     case store(Session, generation: UInt64)
     /// Remove the stored session.
     case delete
+    /// Read the stored session again and report with `storedSessionLoaded` or `storedSessionUnavailable`.
+    case loadStore
     /// Tell subscribers.
     case emit(SessionEvent)
     /// Answer a waiting request.

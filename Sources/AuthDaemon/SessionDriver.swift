@@ -31,6 +31,7 @@ public actor SessionDriver: Service {
     private enum Job: Sendable {
         case refresh(refreshToken: String, generation: UInt64)
         case timerFired
+        case loadStore
     }
     private enum KeyringJob: Sendable {
         case store(Session, generation: UInt64)
@@ -81,6 +82,8 @@ public actor SessionDriver: Service {
                     apply(machine.timerFired(now: clock.now()))
                 case .refresh(let refreshToken, let generation):
                     group.addTask { await self.refresh(refreshToken, generation: generation) }
+                case .loadStore:
+                    group.addTask { await self.loadStoredSession() }
                 }
             }
             keyringSink.finish()
@@ -176,6 +179,16 @@ public actor SessionDriver: Service {
         subscribers[subscriber] = send
     }
 
+    /// Something outside changed in a way that may end a transient failure: the machine woke from
+    /// suspend or the network came back.
+    public func wake(_ signal: WakeSignal) {
+        logger.debug("wake signal", metadata: ["wake.signal": "\(signal)"])
+        switch signal {
+        case .resumed: apply(machine.resumed(now: clock.now()))
+        case .networkChanged: apply(machine.networkChanged(now: clock.now()))
+        }
+    }
+
     /// Drops a subscriber.
     public func unsubscribe(_ subscriber: UInt64) {
         subscribers[subscriber] = nil
@@ -192,6 +205,8 @@ public actor SessionDriver: Service {
                 keyringSink.yield(.store(session, generation: generation))
             case .delete:
                 keyringSink.yield(.delete)
+            case .loadStore:
+                jobSink.yield(.loadStore)
             case .emit(let event):
                 let message = StatusMapper.event(event, machine: machine, profile: profile, server: server)
                 logger.debug("event", metadata: ["event.name": "\(message.event)"])
@@ -208,8 +223,9 @@ public actor SessionDriver: Service {
     }
 
     /// Compares the wall clock with the monotonic one; after a jump (the clock was set, NTP
-    /// stepped it) the session is re-evaluated at once, so a jump past expiry refreshes now rather
-    /// than whenever the old timer would have fired. Called every few seconds by `watchClock`.
+    /// stepped it) the machine re-evaluates at once, so a jump past expiry refreshes now rather
+    /// than whenever the old timer would have fired, and a backward jump moves the session's
+    /// dates with the clock. Called every few seconds by `watchClock`.
     public func checkClock() {
         let now = (wall: clock.now(), monotonic: monotonic.seconds())
         let jump = ClockJump(wallElapsed: now.wall.timeIntervalSince(lastClockCheck.wall),
@@ -217,7 +233,7 @@ public actor SessionDriver: Service {
         lastClockCheck = now
         guard jump.isJump() else { return }
         logger.notice("the wall clock jumped; re-evaluating the session", metadata: ["clock.offset_seconds": "\(Int(jump.offset))"])
-        apply(machine.timerFired(now: now.wall))
+        apply(machine.clockJumped(by: jump.offset, now: now.wall))
     }
 
     private func watchClock() async {
@@ -230,11 +246,11 @@ public actor SessionDriver: Service {
     private func loadStoredSession() async {
         do {
             let stored = try await store.load(profile: profile)
-            logger.info(stored == nil ? "no stored session" : "restored stored session")
+            logger.info(stored == nil ? "no stored session" : "read the stored session")
             apply(machine.storedSessionLoaded(stored, now: clock.now(), random: random()))
         } catch {
             logger.error("cannot read the stored session", metadata: ["error": "\(error.localizedDescription)"])
-            apply(machine.storedSessionUnavailable(error))
+            apply(machine.storedSessionUnavailable(error, now: clock.now(), random: random()))
         }
         for waiter in loadWaiters { waiter.resume() }
         loadWaiters.removeAll()

@@ -45,7 +45,7 @@ public final class DevAuthAPI: Sendable {
         case ("POST", "/admin/dev/faults"):
             return withBody(request) { body in
                 guard let fault = DevFault(json: body) else {
-                    return DevError.response(400, "validation_failed", "a fault needs a status between 400 and 599", request: request)
+                    return DevError.response(400, "validation_failed", "a fault needs a status between 400 and 599, \"drop\": true or a positive \"delay\"", request: request)
                 }
                 state.withLock { $0.refreshFault = fault }
                 return DevResponse(status: 204)
@@ -53,6 +53,20 @@ public final class DevAuthAPI: Sendable {
         case ("DELETE", "/admin/dev/faults"):
             state.withLock { $0.refreshFault = nil }
             return DevResponse(status: 204)
+        case ("POST", "/admin/dev/revoke"):
+            // Ends every session of a user, as an admin (or a password change elsewhere) would:
+            // their refresh tokens are gone and the next refresh gets `refresh_token_not_found`.
+            return withBody(request) { body in
+                let email = body["email"] as? String ?? ""
+                let revoked = state.withLock { store -> Int? in
+                    guard let user = store.user(email: email) else { return nil }
+                    let ids = store.sessions.values.filter { $0.userID == user.id }.map(\.id)
+                    ids.forEach { store.deleteSession($0) }
+                    return ids.count
+                }
+                guard let revoked else { return DevError.response(404, "user_not_found", "User not found", request: request) }
+                return .json(200, ["revoked_sessions": revoked])
+            }
         case ("GET", "/admin/dev/stats"):
             return .json(200, state.withLock { ["refresh_grants": $0.refreshGrants, "sessions": $0.sessions.count, "users": $0.users.count] })
         default:
@@ -118,36 +132,42 @@ public final class DevAuthAPI: Sendable {
         }
         return state.withLock { store -> DevResponse in
             store.refreshGrants += 1
-            if let fault = store.refreshFault {
-                if let remaining = fault.remaining {
-                    store.refreshFault?.remaining = remaining - 1
-                    if remaining <= 1 { store.refreshFault = nil }
-                }
-                return fault.response(to: request)
+            let fault = store.refreshFault
+            if let remaining = fault?.remaining {
+                store.refreshFault?.remaining = remaining - 1
+                if remaining <= 1 { store.refreshFault = nil }
             }
-            guard let row = store.refreshTokens[presented], let session = store.sessions[row.sessionID],
-                  let user = store.users[session.userID] else {
-                return DevError.response(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found", request: request)
-            }
-            guard let revokedAt = row.revokedAt else {
-                // The current token: rotate it.
-                store.refreshTokens[presented]?.revokedAt = now
-                let child = newRefreshToken(session: session.id, parent: presented, store: &store)
-                var answer = DevResponse.json(200, sessionJSON(user: user, session: session, refreshToken: child, now: now))
-                answer.delay = options.refreshResponseDelay
-                return answer
-            }
-            let active = store.activeToken[session.id]
-            let isParentOfActive = active.flatMap { store.refreshTokens[$0]?.parent } == presented
-            let withinReuseInterval = now.timeIntervalSince(revokedAt) < options.reuseInterval
-            if let active, isParentOfActive || withinReuseInterval {
-                // A client that crashed before saving the rotated token may present its parent again.
-                return .json(200, sessionJSON(user: user, session: session, refreshToken: active, now: now))
-            }
-            // Reuse of an old token: treat it as stolen and end the whole session.
-            store.deleteSession(session.id)
-            return DevError.response(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used", request: request)
+            if let fault, let failure = fault.response(to: request) { return failure }
+            var answer = rotate(presented, request: request, store: &store, now: now)
+            answer.delay = max(answer.delay, fault?.delay ?? 0)
+            return answer
         }
+    }
+
+    /// GoTrue's rotation rules for a presented refresh token.
+    private func rotate(_ presented: String, request: DevRequest, store: inout DevStore, now: Date) -> DevResponse {
+        guard let row = store.refreshTokens[presented], let session = store.sessions[row.sessionID],
+              let user = store.users[session.userID] else {
+            return DevError.response(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found", request: request)
+        }
+        guard let revokedAt = row.revokedAt else {
+            // The current token: rotate it.
+            store.refreshTokens[presented]?.revokedAt = now
+            let child = newRefreshToken(session: session.id, parent: presented, store: &store)
+            var answer = DevResponse.json(200, sessionJSON(user: user, session: session, refreshToken: child, now: now))
+            answer.delay = options.refreshResponseDelay
+            return answer
+        }
+        let active = store.activeToken[session.id]
+        let isParentOfActive = active.flatMap { store.refreshTokens[$0]?.parent } == presented
+        let withinReuseInterval = now.timeIntervalSince(revokedAt) < options.reuseInterval
+        if let active, isParentOfActive || withinReuseInterval {
+            // A client that crashed before saving the rotated token may present its parent again.
+            return .json(200, sessionJSON(user: user, session: session, refreshToken: active, now: now))
+        }
+        // Reuse of an old token: treat it as stolen and end the whole session.
+        store.deleteSession(session.id)
+        return DevError.response(400, "refresh_token_already_used", "Invalid Refresh Token: Already Used", request: request)
     }
 
     private func logout(_ request: DevRequest, user: DevUser, sessionID: String) -> DevResponse {

@@ -36,6 +36,8 @@ public struct DevResponse: Sendable {
     public var body: Data
     /// How long to hold the answer back after the state change is done (fault injection).
     public var delay: TimeInterval = 0
+    /// Close the connection instead of answering (fault injection: a proxy that died mid-request).
+    public var dropConnection = false
 
     /// Creates a response.
     public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {

@@ -87,6 +87,10 @@ final class DevHTTPHandler: ChannelInboundHandler {
     }
 
     private func write(_ response: DevResponse, keepAlive: Bool, context: ChannelHandlerContext) {
+        if response.dropConnection {
+            context.close(promise: nil)
+            return
+        }
         var headers = HTTPHeaders()
         let hasType = response.headers.keys.contains { $0.lowercased() == "content-type" }
         if !response.body.isEmpty, !hasType { headers.add(name: "Content-Type", value: "application/json") }

@@ -9,6 +9,7 @@ import GoTrue
 import Keyring
 import Logging
 import ServiceLifecycle
+import SystemSignals
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -85,9 +86,11 @@ struct AuthdCommand: AsyncParsableCommand {
         let registry = ProfileRegistry(drivers: drivers, defaultProfile: configuration.defaultProfile)
         let server = UnixSocketServer(path: socketPath, handler: RequestDispatcher(registry: registry, logger: logger), logger: logger)
 
+        let wakeSignals = WakeSignalRelay(sources: [ResumeMonitor(logger: logger), NetworkChangeMonitor(logger: logger)], drivers: drivers)
+
         // Services stop in reverse order: the socket first (no new requests), then the drivers.
         let group = ServiceGroup(configuration: .init(
-            services: drivers.map { .init(service: $0) } + [.init(service: server)],
+            services: drivers.map { .init(service: $0) } + [.init(service: wakeSignals), .init(service: server)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         logger.info("starting", metadata: ["authd.version": "\(AuthdVersion.string)", "authd.profiles": "\(drivers.map(\.profile).joined(separator: ","))"])

@@ -230,9 +230,142 @@ import Testing
     @Test func anUnreadableKeyringAtStartIsNotASignOut() {
         var machine = SessionMachine(policy: policy)
         _ = machine.tokenRequested(r1, validFor: 0, now: t0)
-        let actions = machine.storedSessionUnavailable(.locked)
-        #expect(actions == [.emit(.keyringUnavailable(.locked)), .answer(r1, .failure(.storeUnavailable(.locked)))])
-        #expect(machine.tokenRequested(r2, validFor: 0, now: t0) == [.answer(r2, .failure(.storeUnavailable(.locked)))])
+        let actions = machine.storedSessionUnavailable(.locked, now: t0, random: 1)
+        #expect(actions == [.emit(.keyringUnavailable(.locked)), .answer(r1, .failure(.storeUnavailable(.locked))),
+                            .armTimer(t0.addingTimeInterval(2))])
+        #expect(machine.tokenRequested(r2, validFor: 0, now: t0) == [.cancelTimer, .loadStore])
+    }
+
+    // MARK: A keyring unreadable at start is read again
+
+    func unreadableAtStart() -> SessionMachine {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.storedSessionUnavailable(.locked, now: t0, random: 1)
+        return machine
+    }
+
+    @Test func theStoreIsReadAgainWithCappedBackoffAndAnnouncedOnlyOnce() {
+        var machine = unreadableAtStart()
+        var now = t0
+        var delays: [TimeInterval] = []
+        for _ in 0..<8 {
+            now = now.addingTimeInterval(100)
+            #expect(machine.timerFired(now: now) == [.cancelTimer, .loadStore])
+            #expect(machine.timerFired(now: now) == [], "one read at a time")
+            let actions = machine.storedSessionUnavailable(.locked, now: now, random: 1)
+            #expect(!actions.contains(.emit(.keyringUnavailable(.locked))), "the same failure is not announced again")
+            guard case .armTimer(let at)? = actions.last else { Issue.record("no timer: \(actions)"); return }
+            delays.append(at.timeIntervalSince(now))
+        }
+        #expect(delays == [4, 8, 16, 30, 30, 30, 30, 30])
+        // A different failure is news.
+        _ = machine.timerFired(now: now)
+        #expect(machine.storedSessionUnavailable(.timedOut, now: now, random: 1).first == .emit(.keyringUnavailable(.timedOut)))
+    }
+
+    @Test func onceReadableTheStoredSessionIsServedAfterKeyringAvailable() {
+        var machine = unreadableAtStart()
+        let now = t0.addingTimeInterval(5)
+        #expect(machine.tokenRequested(r1, validFor: 0, now: now) == [.cancelTimer, .loadStore])
+        #expect(machine.tokenRequested(r2, validFor: 0, now: now) == [], "joins the read in flight")
+        let actions = machine.storedSessionLoaded(Fixtures.session(1), now: now)
+        #expect(actions == [.cancelTimer, .emit(.keyringAvailable), .emit(.initialSession(expired: false)),
+                            .answer(r1, token(1)), .answer(r2, token(1)), .armTimer(t0.addingTimeInterval(3600 - 360))])
+        #expect(machine.phase == .signedIn)
+    }
+
+    @Test func aTokenRequestRightAfterAFailedReadDoesNotReadAgain() {
+        var machine = unreadableAtStart()
+        _ = machine.tokenRequested(r1, validFor: 0, now: t0.addingTimeInterval(5))
+        _ = machine.storedSessionUnavailable(.locked, now: t0.addingTimeInterval(5), random: 1)
+        #expect(machine.tokenRequested(r2, validFor: 0, now: t0.addingTimeInterval(6)) == [.answer(r2, .failure(.storeUnavailable(.locked)))])
+    }
+
+    @Test func aSignInWhileTheKeyringIsUnreadableWinsOverALateRead() {
+        var machine = unreadableAtStart()
+        _ = machine.timerFired(now: t0.addingTimeInterval(2))
+        _ = machine.signedIn(Fixtures.session(2), request: nil, now: t0.addingTimeInterval(3))
+        #expect(machine.storedSessionLoaded(Fixtures.session(1), now: t0.addingTimeInterval(3)) == [])
+        #expect(machine.storedSessionUnavailable(.locked, now: t0.addingTimeInterval(3)) == [])
+        #expect(machine.incomingSession == Fixtures.session(2))
+    }
+
+    @Test func aResumeReadsAnUnreadableKeyringAtOnce() {
+        var machine = unreadableAtStart()
+        #expect(machine.resumed(now: t0.addingTimeInterval(1)) == [.cancelTimer, .loadStore])
+    }
+
+    // MARK: Resume, network, clock
+
+    /// Signed in, then one refresh failed with `failure` at t0+3300; the retry is backed off.
+    func failing(_ failure: ServerFailure) -> SessionMachine {
+        var machine = signedInMachine()
+        _ = machine.timerFired(now: t0.addingTimeInterval(3300))
+        _ = machine.refreshFailed(failure, generation: 0, now: t0.addingTimeInterval(3300), random: 1)
+        return machine
+    }
+
+    static let offline = ServerFailure.unreachable(url: "https://x", detail: "network is unreachable")
+    static let serverDown = ServerFailure.http(status: 503, code: nil, message: "down", retryAfter: 120)
+    static let rateLimited = ServerFailure.http(status: 429, code: "over_request_rate_limit", message: "slow down", retryAfter: 120)
+
+    @Test func whenTheNetworkComesBackAnOfflineFailureIsRetriedAtOnce() {
+        var machine = failing(Self.offline)
+        #expect(machine.degraded?.retryAt == t0.addingTimeInterval(3302))
+        // Within the minimum gap after the failure: brought forward to the end of the gap, not now.
+        #expect(machine.networkChanged(now: t0.addingTimeInterval(3300.5)) == [.armTimer(t0.addingTimeInterval(3302))])
+        // A second failure backs off for 4 s; the network coming back in the middle retries now.
+        var twice = failing(Self.offline)
+        _ = twice.timerFired(now: t0.addingTimeInterval(3302))
+        _ = twice.refreshFailed(Self.offline, generation: 0, now: t0.addingTimeInterval(3302), random: 1)
+        #expect(twice.degraded?.retryAt == t0.addingTimeInterval(3306))
+        #expect(twice.networkChanged(now: t0.addingTimeInterval(3305)) == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+    }
+
+    @Test(arguments: [serverDown, rateLimited])
+    func aNetworkChangeDoesNotCutShortAServersBackoff(_ failure: ServerFailure) {
+        var machine = failing(failure)
+        #expect(machine.networkChanged(now: t0.addingTimeInterval(3310)) == [.armTimer(t0.addingTimeInterval(3420))])
+    }
+
+    @Test func aResumeRetriesOfflineAndServerFailuresButHonoursARateLimit() {
+        for (failure, retries) in [(Self.offline, true), (Self.serverDown, true), (Self.rateLimited, false)] {
+            var machine = failing(failure)
+            let actions = machine.resumed(now: t0.addingTimeInterval(3310))
+            #expect(actions.contains(.refresh(refreshToken: "refresh-1", generation: 0)) == retries, "\(failure)")
+        }
+    }
+
+    @Test func aResumeWhenNothingFailedOnlyChecksTheDeadline() {
+        var machine = signedInMachine()
+        #expect(machine.resumed(now: t0.addingTimeInterval(100)) == [.armTimer(t0.addingTimeInterval(3240))])
+        #expect(machine.resumed(now: t0.addingTimeInterval(3250)) == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+    }
+
+    @Test func aForwardJumpPastTheDeadlineRefreshesAtOnce() {
+        var machine = signedInMachine()
+        #expect(machine.clockJumped(by: 7200, now: t0.addingTimeInterval(7300)) == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+    }
+
+    @Test func aBackwardJumpMovesTheSessionWithTheClockAndStoresIt() {
+        var machine = signedInMachine()
+        // One hour back at t0+100: the token still has 3500 real seconds, so it now expires at t0+3600-3600.
+        let now = t0.addingTimeInterval(100 - 3600)
+        let actions = machine.clockJumped(by: -3600, now: now)
+        var shifted = Fixtures.session(1)
+        shifted.shift(by: -3600)
+        #expect(actions == [.store(shifted, generation: 0), .armTimer(t0.addingTimeInterval(3240 - 3600))])
+        #expect(machine.session?.remaining(at: now) == 3500)
+        #expect(machine.session?.lifetime == 3600)
+        #expect(machine.storeFinished(generation: 0, failure: nil, now: now) == [.armTimer(t0.addingTimeInterval(3240 - 3600))])
+    }
+
+    @Test func aBackwardJumpWhileFailingKeepsTheRetryDelay() {
+        var machine = failing(Self.serverDown)
+        let now = t0.addingTimeInterval(3301 - 600)
+        _ = machine.clockJumped(by: -600, now: now)
+        #expect(machine.degraded?.retryAt == t0.addingTimeInterval(3420 - 600))
+        #expect(machine.nextRefreshAt == t0.addingTimeInterval(3420 - 600))
     }
 }
 

@@ -1,0 +1,20 @@
+#ifndef AUTHD_SYSTEM_H
+#define AUTHD_SYSTEM_H
+
+/* Blocking watchers for the outside events that can end a transient refresh failure early.
+ * Each runs on a thread of its own until `stop_fd` becomes readable, calling `callback` for
+ * every event; they return 0 after a stop and -errno when the source cannot be used. Written in
+ * C because rtnetlink's message walking is macros and sd-bus wants a plain callback. */
+
+/* Called with the context given to the watcher. */
+typedef void (*authd_event_callback)(void *context);
+
+/* logind's PrepareForSleep(false) on the system bus ($DBUS_SYSTEM_BUS_ADDRESS is honoured):
+ * `callback` runs once per resume. Only the owner of org.freedesktop.login1 is listened to. */
+int authd_watch_resume(int stop_fd, authd_event_callback callback, void *context);
+
+/* rtnetlink (no privileges needed): `callback` runs once per batch of messages that may mean
+ * the network came back: a link that is up and running, a new address, a new route. */
+int authd_watch_network(int stop_fd, authd_event_callback callback, void *context);
+
+#endif

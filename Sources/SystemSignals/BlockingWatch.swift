@@ -1,0 +1,53 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a blocking C watcher on a thread of its own and stops it when the calling task is
+/// cancelled, through a pipe the watcher polls beside its own descriptor.
+///
+/// A dedicated thread, not Dispatch: on Linux the global queues share threads with Swift's
+/// cooperative pool, and these watchers block in `poll` for as long as the daemon runs.
+enum BlockingWatch {
+    /// The signature of the C watchers: `(stop_fd, callback, context) -> 0 or -errno`.
+    typealias Watcher = @convention(c) (Int32, (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, UnsafeMutableRawPointer?) -> Int32
+
+    /// Runs `watcher` until cancellation, calling `onEvent` for each event. Returns the watcher's
+    /// result: 0 after a stop, -errno when it could not watch at all.
+    static func run(name: String, _ watcher: Watcher, onEvent: @escaping @Sendable () -> Void) async -> Int32 {
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { return -errno }
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let (stop, stopWriter) = (pipeEnds[0], pipeEnds[1])
+        defer {
+            close(stop)
+            close(stopWriter)
+        }
+        let box = CallbackBox(onEvent)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+                let thread = Thread {
+                    // The thread's closure keeps `box` alive for as long as the watcher runs.
+                    let context = Unmanaged.passUnretained(box).toOpaque()
+                    let result = watcher(stop, { context in
+                        guard let context else { return }
+                        Unmanaged<CallbackBox>.fromOpaque(context).takeUnretainedValue().call()
+                    }, context)
+                    continuation.resume(returning: result)
+                }
+                thread.name = name
+                thread.start()
+            }
+        } onCancel: {
+            var byte: UInt8 = 1
+            _ = write(stopWriter, &byte, 1)
+        }
+    }
+}
+
+/// Carries a Swift closure through a C `void *` context.
+private final class CallbackBox: Sendable {
+    private let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    func call() { body() }
+}
