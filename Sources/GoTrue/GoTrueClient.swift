@@ -68,6 +68,11 @@ public struct GoTrueClient: GoTrueAPI {
         request.setValue(GoTrueErrorDecoder.apiVersion, forHTTPHeaderField: GoTrueErrorDecoder.apiVersionHeader)
         request.setValue(clientInfo, forHTTPHeaderField: "X-Client-Info")
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        // No connection reuse. A refresh comes about once an hour, long after any keep-alive
+        // connection has gone stale, and when libcurl finds a reused connection closed it resends
+        // the POST on a fresh one, which Foundation's URLSession cannot rewind the body for: the
+        // request then hangs until the timeout. A fresh connection fails at once instead.
+        request.setValue("close", forHTTPHeaderField: "Connection")
 
         let data: Data
         let response: URLResponse

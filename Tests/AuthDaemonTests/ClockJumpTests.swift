@@ -55,4 +55,30 @@ final class InertTimer: RefreshTimer {
             group.cancelAll()
         }
     }
+
+    @Test func aBackwardJumpMovesTheExpiryWithTheClockAndStoresIt() async throws {
+        let t0 = Fixtures.t0
+        let wall = ManualWallClock(t0.addingTimeInterval(100)), monotonic = ManualMonotonicClock()
+        let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: t0)])
+        let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: FakeGoTrue(), clock: wall,
+                                   monotonic: monotonic, timer: InertTimer(), policy: RefreshPolicy(jitterFraction: 0),
+                                   logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await driver.run() }
+            let before = await driver.status().expiresAt
+            #expect(before == Int64(t0.timeIntervalSince1970) + 3600)
+
+            // NTP steps the clock an hour back while a second passes: the token's 3499 real seconds
+            // stay 3499 seconds on the new clock, in memory and in the keyring.
+            wall.advance(by: -3600 + 1)
+            monotonic.advance(by: 1)
+            await driver.checkClock()
+            #expect(await driver.status().expiresAt == before! - 3600)
+            for _ in 0..<200 where store.stored("default")?.expiresAt != t0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(store.stored("default")?.expiresAt == t0)
+            group.cancelAll()
+        }
+    }
 }

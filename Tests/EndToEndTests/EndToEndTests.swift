@@ -221,10 +221,9 @@ struct EndToEndTests {
                 if kill -0 $daemon 2>/dev/null; then echo "daemon-still-running"; kill -9 $daemon; else echo "daemon-stopped"; fi
                 cat "$3/locked-authd.err" >&2
                 """
-            let root = Binaries.directory.deletingLastPathComponent().deletingLastPathComponent()
             var environment = stack.environment
             environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
-            let result = try runCommand(root.appendingPathComponent("scripts/with-private-keyring").path,
+            let result = try runCommand(Binaries.repositoryRoot.appendingPathComponent("scripts/with-private-keyring").path,
                                         ["bash", "-c", script, "locked", Binaries.path("authd"), stack.serverURL, stack.directory.path, Binaries.path("authctl")],
                                         environment: environment, timeout: 90)
             #expect(result.stdout.contains("\"state\":\"keyring_unavailable\""), "\(result.stdout) \(result.stderr)")

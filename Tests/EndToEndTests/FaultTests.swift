@@ -13,6 +13,7 @@ struct FaultTests {
         (#"{"status":409,"code":"conflict"}"#, "server_error"),
         (#"{"status":408,"code":"request_timeout"}"#, "server_error"),
         (#"{"status":403,"code":"bad_jwt"}"#, "server_error"),
+        (#"{"drop":true}"#, "offline"),
     ]
 
     @Test func everyTransientFaultKeepsTheSessionServesTheValidTokenAndRecovers() async throws {
@@ -75,6 +76,49 @@ struct FaultTests {
             #expect(watcher.waitForOutput { $0.components(separatedBy: "SIGNED_OUT").count - 1 == Self.fatal.count })
             let reasons = Stack.events(watcher).filter { $0["event"] as? String == "SIGNED_OUT" }.compactMap { $0["reason"] as? String }
             #expect(reasons == Self.fatal)
+        }
+    }
+
+    @Test func aRefreshAnsweredTooLateIsRetriedWithTheSameTokenAndTheSessionSurvives() async throws {
+        // The server rotates the token but its answer arrives after the client's 15 s timeout: the
+        // rotated token is lost to the daemon, which must present the old one again and be given
+        // the rotated session (GoTrue accepts the parent of the active token), never a sign-out.
+        try await Stack.running("late-answer", lifetime: 60) { stack in
+            try stack.startSignedIn(email: "late-answer@example.com", password: "late-answer-password")
+            let watcher = try stack.watch(["--json"])
+            defer { watcher.stop() }
+            #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
+            let before = try stack.refreshGrants()
+            try stack.injectRefreshFault(#"{"delay":17,"count":1}"#)
+            let token = try stack.authctl(["token", "--min-valid", "60"])
+            #expect(token.status == 0, "the still-valid token is served: \(token.stderr)")
+            let degraded = try stack.statusJSON()["degraded"] as? [String: Any]
+            #expect(degraded?["reason"] as? String == "offline", "\(String(describing: degraded))")
+            #expect(watcher.waitForOutput(timeout: 20) { $0.contains("TOKEN_REFRESHED") })
+            #expect(try stack.refreshGrants() == before + 2)
+            #expect(try stack.statusJSON()["state"] as? String == "signed_in")
+            #expect(!watcher.stdout.contains("SIGNED_OUT"))
+        }
+    }
+
+    @Test func sessionsRevokedAtTheServerEndWithItsReasonAtTheNextRefresh() async throws {
+        try await Stack.running("revoked", lifetime: 3600) { stack in
+            try stack.startSignedIn(email: "revoked@example.com", password: "revoked-password")
+            let watcher = try stack.watch(["--json"])
+            defer { watcher.stop() }
+            #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
+            let revoke = try runCommand("/usr/bin/curl", ["-sS", "-X", "POST", "\(stack.serverURL)/auth/v1/admin/dev/revoke",
+                                                          "-d", #"{"email":"revoked@example.com"}"#], environment: stack.environment)
+            let revoked = (try? JSONSerialization.jsonObject(with: Data(revoke.stdout.utf8)) as? [String: Any])?["revoked_sessions"] as? Int
+            #expect((revoked ?? 0) >= 1, "\(revoke.stdout) \(revoke.stderr)")
+            // The access token still verifies until it expires; the next refresh learns the truth.
+            #expect(try stack.authctl(["token"]).status == 0)
+            let token = try stack.authctl(["token", "--min-valid", "3600"])
+            #expect(token.status == 4)
+            #expect(token.stderr.contains("refresh_token_not_found"), "\(token.stderr)")
+            #expect(watcher.waitForOutput { $0.contains("SIGNED_OUT") })
+            let reasons = Stack.events(watcher).filter { $0["event"] as? String == "SIGNED_OUT" }.compactMap { $0["reason"] as? String }
+            #expect(reasons == ["refresh_token_not_found"])
         }
     }
 }

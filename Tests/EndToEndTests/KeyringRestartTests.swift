@@ -33,11 +33,10 @@ struct KeyringRestartTests {
                 echo "plaintext-files=$hits"
                 kill $daemon; wait $daemon || true
                 """#
-            let root = Binaries.directory.deletingLastPathComponent().deletingLastPathComponent()
             var environment = stack.environment
             environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
             environment["AUTHD_PRIVATE_BUS_NO_ACTIVATION"] = "1"
-            let result = try runCommand(root.appendingPathComponent("scripts/with-private-keyring").path,
+            let result = try runCommand(Binaries.repositoryRoot.appendingPathComponent("scripts/with-private-keyring").path,
                                         ["bash", "-c", script, "restart", Binaries.path("authd"), Binaries.path("authctl"), stack.serverURL,
                                          stack.directory.path], environment: environment, timeout: 90)
             let log = (try? String(contentsOf: stack.directory.appendingPathComponent("restart-authd.err"), encoding: .utf8)) ?? ""
@@ -45,6 +44,55 @@ struct KeyringRestartTests {
             #expect(result.stdout.contains("after-restart=ok"), "\(result.stdout) \(log)")
             #expect(result.stdout.contains("stored-matches=True"), "\(result.stdout)")
             #expect(result.stdout.contains("plaintext-files=0"), "\(result.stdout)")
+        }
+    }
+
+    @Test func aKeyringThatWasUnreadableAtStartIsReadOnceItIsBack() async throws {
+        try await Stack.running("keyring-late", lifetime: 3600) { stack in
+            try stack.signUp(email: "late@example.com", password: "late-password")
+            let script = #"""
+                set -e
+                authd="$1"; authctl="$2"; url="$3"; work="$4"
+                field() { "$authctl" status --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin).get('$1'))" || true; }
+                start_daemon() {
+                    "$authd" --profile late --url "$url" --anon-key e2e-anon-key --log-level debug 2>>"$work/late-authd.err" &
+                    daemon=$!
+                    for _ in $(seq 1 100); do "$authctl" status >/dev/null 2>&1 && break || [ $? -ne 3 ] && break; sleep 0.1; done
+                }
+                start_daemon
+                echo late-password | "$authctl" login --email late@example.com --password-stdin
+                kill $daemon; wait $daemon || true
+                keyring=$(dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                    org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets | awk '{print $2}')
+                kill -9 "$keyring"
+                start_daemon
+                echo "at-start=$(field state)"
+                "$authctl" watch --json >"$work/late-watch.out" 2>&1 &
+                watcher=$!
+                printf 'authd-private-keyring' | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+                # Only status is asked (it never triggers a read): the daemon must look again by itself.
+                for _ in $(seq 1 400); do [ "$(field state)" = signed_in ] && break; sleep 0.1; done
+                echo "once-back=$(field state) keyring=$(field keyring)"
+                echo "token-exit=$("$authctl" token >/dev/null 2>&1; echo $?)"
+                sleep 0.5
+                kill $watcher $daemon; wait $daemon || true
+                """#
+            var environment = stack.environment
+            environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
+            environment["AUTHD_PRIVATE_BUS_NO_ACTIVATION"] = "1"
+            let result = try runCommand(Binaries.repositoryRoot.appendingPathComponent("scripts/with-private-keyring").path,
+                                        ["bash", "-c", script, "late", Binaries.path("authd"), Binaries.path("authctl"), stack.serverURL,
+                                         stack.directory.path], environment: environment, timeout: 120)
+            let log = (try? String(contentsOf: stack.directory.appendingPathComponent("late-authd.err"), encoding: .utf8)) ?? ""
+            let events = (try? String(contentsOf: stack.directory.appendingPathComponent("late-watch.out"), encoding: .utf8)) ?? ""
+            #expect(result.stdout.contains("at-start=keyring_unavailable"), "\(result.stdout) \(result.stderr) \(log)")
+            #expect(result.stdout.contains("once-back=signed_in keyring=ok"), "\(result.stdout) \(log)")
+            #expect(result.stdout.contains("token-exit=0"), "\(result.stdout)")
+            let names = events.split(separator: "\n").compactMap { line in
+                ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["event"] as? String
+            }
+            #expect(names == ["INITIAL_SESSION", "KEYRING_AVAILABLE", "INITIAL_SESSION"], "\(events)")
+            #expect(events.contains("late@example.com"))
         }
     }
 }

@@ -5,11 +5,13 @@ enum Binaries {
     /// `<package>/.build/debug`, or `$AUTHD_BIN_DIR`.
     static let directory: URL = {
         if let dir = ProcessInfo.processInfo.environment["AUTHD_BIN_DIR"] { return URL(fileURLWithPath: dir) }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug")
+        return repositoryRoot.appendingPathComponent(".build/debug")
     }()
 
     static func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// The checkout the tests run from (for `scripts/`).
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 }
 
 /// A started process whose output goes to files (so nothing blocks on a full pipe).

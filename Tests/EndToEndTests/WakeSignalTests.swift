@@ -1,0 +1,96 @@
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// The outside signals that cut a transient failure's backoff short, sent for real: logind's
+/// `PrepareForSleep(false)` on a (private) system bus, and an rtnetlink address change.
+@Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
+struct WakeSignalTests {
+    /// Seconds until the daemon's next retry, from `status --json`; nil when it is not degraded.
+    static func secondsToRetry(_ status: [String: Any]) -> Double? {
+        guard let degraded = status["degraded"] as? [String: Any], let retryAt = degraded["retry_at"] as? Double else { return nil }
+        return retryAt - Date().timeIntervalSince1970
+    }
+
+    /// Polls status until the daemon is no longer degraded; the seconds that took, or nil.
+    static func secondsUntilRecovered(_ stack: Stack, within timeout: TimeInterval) throws -> Double? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < timeout {
+            if try stack.statusJSON()["degraded"] == nil { return Date().timeIntervalSince(start) }
+            usleep(100_000)
+        }
+        return nil
+    }
+
+    @Test func aResumeFromLogindRetriesAtOnceAndAnImpostorIsIgnored() async throws {
+        try await Stack.running("resume", lifetime: 60) { stack in
+            let systemBus = try FakeSystemBus(in: stack)
+            defer { systemBus.stop() }
+            stack.daemonEnvironmentOverrides["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus.address
+            let logind = try BusPeer(address: systemBus.address, owning: "org.freedesktop.login1")
+            let impostor = try BusPeer(address: systemBus.address, owning: nil)
+            try stack.startSignedIn(email: "resume@example.com", password: "resume-password")
+            let watcher = try stack.watch(["--json"])
+            defer { watcher.stop() }
+            #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
+
+            // The server asks for a minute's patience; the token is still served.
+            try stack.injectRefreshFault(#"{"status":503,"code":"unexpected_failure","retry_after":60}"#)
+            #expect(try stack.authctl(["token", "--min-valid", "60"]).status == 0)
+            let wait = Self.secondsToRetry(try stack.statusJSON())
+            #expect((wait ?? 0) > 50, "retry should be about a minute away, is \(String(describing: wait))")
+            try stack.clearRefreshFault()
+
+            // PrepareForSleep(false) from a connection that does not own org.freedesktop.login1 changes nothing.
+            try impostor.sendPrepareForSleep(false)
+            usleep(1_500_000)
+            #expect(try stack.statusJSON()["degraded"] != nil, "a signal from an impostor was acted on")
+
+            try logind.sendPrepareForSleep(true)
+            try logind.sendPrepareForSleep(false)
+            let recovered = try Self.secondsUntilRecovered(stack, within: 10)
+            #expect(recovered != nil && recovered! < 2, "took \(String(describing: recovered)) s after the resume signal")
+            #expect(watcher.waitForOutput { $0.contains("TOKEN_REFRESHED") })
+            #expect(!watcher.stdout.contains("SIGNED_OUT"))
+        }
+    }
+
+    @Test(.enabled(if: getuid() == 0, "adding an address to lo needs root (CI runs as root)"))
+    func whenTheNetworkComesBackAnOfflineRetryHappensAtOnce() async throws {
+        try await Stack.running("network", lifetime: 120) { stack in
+            try stack.startSignedIn(email: "network@example.com", password: "network-password")
+            let watcher = try stack.watch(["--json"])
+            defer { watcher.stop() }
+            #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
+
+            // The server's connection drops on every refresh: offline, with a growing backoff.
+            try stack.injectRefreshFault(#"{"drop":true}"#)
+            #expect(try stack.authctl(["token", "--min-valid", "120"]).status == 0)
+            var wait: Double?
+            let deadline = Date().addingTimeInterval(40)
+            while Date() < deadline {
+                let status = try stack.statusJSON()
+                #expect((status["degraded"] as? [String: Any])?["reason"] as? String == "offline", "\(status)")
+                wait = Self.secondsToRetry(status)
+                if let wait, wait > 6 { break }
+                usleep(200_000)
+            }
+            #expect((wait ?? 0) > 6, "the backoff never grew past 6 s")
+            try stack.clearRefreshFault()
+            // Past the minimum gap after the last failure, so that the retry may come at once.
+            usleep(2_100_000)
+            wait = Self.secondsToRetry(try stack.statusJSON())
+
+            let address = "127.77.\(Int.random(in: 1...254)).\(Int.random(in: 1...254))/32"
+            let added = try runCommand("/usr/sbin/ip", ["address", "add", address, "dev", "lo"], environment: stack.environment)
+            #expect(added.status == 0, "ip address add: \(added.stderr)")
+            defer { _ = try? runCommand("/usr/sbin/ip", ["address", "del", address, "dev", "lo"], environment: stack.environment) }
+            let recovered = try Self.secondsUntilRecovered(stack, within: 10)
+            #expect(recovered != nil && recovered! < 1.5 && recovered! < (wait ?? 0) - 1,
+                    "took \(String(describing: recovered)) s after the address appeared; the backoff had \(String(describing: wait)) s left")
+            #expect(watcher.waitForOutput { $0.contains("TOKEN_REFRESHED") })
+            let log = stack.daemons.first?.stderr ?? ""
+            #expect(log.contains("wake.signal=network_changed"))
+        }
+    }
+}
