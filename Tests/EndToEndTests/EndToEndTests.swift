@@ -221,11 +221,7 @@ struct EndToEndTests {
                 if kill -0 $daemon 2>/dev/null; then echo "daemon-still-running"; kill -9 $daemon; else echo "daemon-stopped"; fi
                 cat "$3/locked-authd.err" >&2
                 """
-            var environment = stack.environment
-            environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
-            let result = try runCommand(Binaries.repositoryRoot.appendingPathComponent("scripts/with-private-keyring").path,
-                                        ["bash", "-c", script, "locked", Binaries.path("authd"), stack.serverURL, stack.directory.path, Binaries.path("authctl")],
-                                        environment: environment, timeout: 90)
+            let result = try stack.runOnOwnKeyring(script, arguments: [Binaries.path("authd"), stack.serverURL, stack.directory.path, Binaries.path("authctl")])
             #expect(result.stdout.contains("\"state\":\"keyring_unavailable\""), "\(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains("the keyring is locked"))
             #expect(result.stdout.contains("token-exit=7"))

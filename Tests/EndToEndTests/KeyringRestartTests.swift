@@ -33,13 +33,9 @@ struct KeyringRestartTests {
                 echo "plaintext-files=$hits"
                 kill $daemon; wait $daemon || true
                 """#
-            var environment = stack.environment
-            environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
-            environment["AUTHD_PRIVATE_BUS_NO_ACTIVATION"] = "1"
-            let result = try runCommand(Binaries.repositoryRoot.appendingPathComponent("scripts/with-private-keyring").path,
-                                        ["bash", "-c", script, "restart", Binaries.path("authd"), Binaries.path("authctl"), stack.serverURL,
-                                         stack.directory.path], environment: environment, timeout: 90)
-            let log = (try? String(contentsOf: stack.directory.appendingPathComponent("restart-authd.err"), encoding: .utf8)) ?? ""
+            let result = try stack.runOnOwnKeyring(script, arguments: [Binaries.path("authd"), Binaries.path("authctl"), stack.serverURL, stack.directory.path],
+                                                   activation: false)
+            let log = stack.file("restart-authd.err")
             #expect(result.stdout.contains("while-dead=unavailable token-exit=0"), "\(result.stdout) \(result.stderr) \(log)")
             #expect(result.stdout.contains("after-restart=ok"), "\(result.stdout) \(log)")
             #expect(result.stdout.contains("stored-matches=True"), "\(result.stdout)")
@@ -77,14 +73,10 @@ struct KeyringRestartTests {
                 sleep 0.5
                 kill $watcher $daemon; wait $daemon || true
                 """#
-            var environment = stack.environment
-            environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
-            environment["AUTHD_PRIVATE_BUS_NO_ACTIVATION"] = "1"
-            let result = try runCommand(Binaries.repositoryRoot.appendingPathComponent("scripts/with-private-keyring").path,
-                                        ["bash", "-c", script, "late", Binaries.path("authd"), Binaries.path("authctl"), stack.serverURL,
-                                         stack.directory.path], environment: environment, timeout: 120)
-            let log = (try? String(contentsOf: stack.directory.appendingPathComponent("late-authd.err"), encoding: .utf8)) ?? ""
-            let events = (try? String(contentsOf: stack.directory.appendingPathComponent("late-watch.out"), encoding: .utf8)) ?? ""
+            let result = try stack.runOnOwnKeyring(script, arguments: [Binaries.path("authd"), Binaries.path("authctl"), stack.serverURL, stack.directory.path],
+                                                   activation: false, timeout: 120)
+            let log = stack.file("late-authd.err")
+            let events = stack.file("late-watch.out")
             #expect(result.stdout.contains("at-start=keyring_unavailable"), "\(result.stdout) \(result.stderr) \(log)")
             #expect(result.stdout.contains("once-back=signed_in keyring=ok"), "\(result.stdout) \(log)")
             #expect(result.stdout.contains("token-exit=0"), "\(result.stdout)")

@@ -120,6 +120,24 @@ final class Stack: @unchecked Sendable {
         _ = try runCommand("/usr/bin/curl", ["-sS", "-X", "DELETE", "\(serverURL)/auth/v1/admin/dev/faults"], environment: environment)
     }
 
+    /// Runs a bash `script` on a D-Bus session and gnome-keyring of its own (scripts/with-private-keyring),
+    /// for tests that lock, kill or restart the keyring without touching the suite's. `arguments`
+    /// become `$1…`; with `activation` off, a killed keyring stays dead until the script starts it.
+    func runOnOwnKeyring(_ script: String, arguments: [String], activation: Bool = true, timeout: TimeInterval = 90) throws -> Completed {
+        var environment = self.environment
+        environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
+        if !activation { environment["AUTHD_PRIVATE_BUS_NO_ACTIVATION"] = "1" }
+        let result = try runCommand(Binaries.repositoryRoot.appendingPathComponent("scripts/with-private-keyring").path,
+                                    ["bash", "-c", script, "own-keyring"] + arguments, environment: environment, timeout: timeout)
+        transcript += [result.stdout, result.stderr]
+        return result
+    }
+
+    /// The text of a file in the stack's directory, or "" when there is none.
+    func file(_ name: String) -> String {
+        (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+    }
+
     /// `authctl status --json`, parsed.
     func statusJSON() throws -> [String: Any] {
         let result = try authctl(["status", "--json"])
