@@ -47,10 +47,6 @@ let package = Package(
         // libsystemd (sd-bus, sd-daemon) and the C watchers for resume (logind) and network (rtnetlink).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CAuthdSystem", dependencies: ["CSystemd"]),
-        .target(name: "SystemSignals", dependencies: [
-            "AuthCore", "CAuthdSystem",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
         // The daemon's parts, wired to ports only: session driver, method table, configuration.
         .target(name: "AuthDaemon", dependencies: [
             "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
@@ -58,10 +54,15 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        // The daemon's ties to the system: wake signals, socket activation, sd_notify, the journal.
+        .target(name: "SystemIntegration", dependencies: [
+            "AuthCore", "AuthDaemon", "CAuthdSystem", "CSystemd",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The library desktop apps link.
         .target(name: "AuthdClient", dependencies: ["AuthProtocol", "AuthIPC"]),
         .executableTarget(name: "authd", dependencies: [
-            "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemSignals",
+            "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemIntegration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -23,11 +23,17 @@ public final class UnixSocketServer: Service, Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let connectionIDs = ManagedAtomicCounter()
     private let readiness: @Sendable () -> Void
+    private let inherited: Int32?
 
     /// Creates a server for `path`; `onListening` runs once the socket accepts connections.
+    ///
+    /// With `inheritedDescriptor` (socket activation: systemd bound `path` and passed the listening
+    /// socket), that socket is used as it is: not bound, not chmod-ed and not removed at the end,
+    /// since systemd keeps listening on it to start the daemon again on the next connection.
     public init(path: String, handler: any SocketRequestHandler, logger: Logger, maxLineLength: Int = 64 * 1024,
-                onListening: @escaping @Sendable () -> Void = {}) {
+                inheritedDescriptor: Int32? = nil, onListening: @escaping @Sendable () -> Void = {}) {
         self.path = path
+        self.inherited = inheritedDescriptor
         self.handler = handler
         self.logger = logger
         self.maxLineLength = maxLineLength
@@ -45,26 +51,33 @@ public final class UnixSocketServer: Service, Sendable {
         // connection task. A child NIO accepted while the listener was closing may never reach a
         // task; as a bare channel it is just dropped, where a wrapped one would trap on its
         // unfinished writer. Bytes a client sends meanwhile wait in the kernel.
-        let server = try await ServerBootstrap(group: group)
+        let accept: @Sendable (Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
+            Self.peerCredentials(of: channel).flatMapThrowing { peer -> AcceptedConnection in
+                guard peer.uid == ownUID else {
+                    logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
+                    // NIO does not close a child whose setup failed: without this the refused
+                    // peer would keep a descriptor in the daemon for as long as it likes.
+                    channel.close(promise: nil)
+                    throw PeerRefused()
+                }
+                return AcceptedConnection(channel: channel, peer: peer)
+            }
+        }
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.autoRead, value: false)
-            .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true) { channel in
-                Self.peerCredentials(of: channel).flatMapThrowing { peer -> AcceptedConnection in
-                    guard peer.uid == ownUID else {
-                        logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
-                        // NIO does not close a child whose setup failed: without this the refused
-                        // peer would keep a descriptor in the daemon for as long as it likes.
-                        channel.close(promise: nil)
-                        throw PeerRefused()
-                    }
-                    return AcceptedConnection(channel: channel, peer: peer)
-                }
-            }
-        chmod(path, 0o600)
-        logger.info("listening", metadata: ["socket.path": "\(path)"])
+        let server: NIOAsyncChannel<AcceptedConnection, Never>
+        if let inherited {
+            server = try await bootstrap.bind(inherited, childChannelInitializer: accept)
+            logger.info("listening on the socket systemd passed", metadata: ["socket.path": "\(path)"])
+        } else {
+            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true, childChannelInitializer: accept)
+            chmod(path, 0o600)
+            logger.info("listening", metadata: ["socket.path": "\(path)"])
+        }
         readiness()
-        defer { unlink(path) }
+        defer { if inherited == nil { unlink(path) } }
 
         try await withGracefulShutdownHandler {
             try await withThrowingDiscardingTaskGroup { connections in

@@ -9,7 +9,7 @@ import GoTrue
 import Keyring
 import Logging
 import ServiceLifecycle
-import SystemSignals
+import SystemIntegration
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -55,7 +55,10 @@ struct AuthdCommand: AsyncParsableCommand {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
+        // Under systemd, lines carry the journal's priority prefix; by hand, plain timestamped lines.
+        let toJournal = JournalLogHandler.stderrIsJournal()
         LoggingSystem.bootstrap { label in
+            if toJournal { return JournalLogHandler(label: label, level: level) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
@@ -67,9 +70,12 @@ struct AuthdCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let configuration: DaemonConfiguration
         let socketPath: String
+        let activated: SocketActivation.Inherited?
         do {
             configuration = try loadConfiguration(environment: environment)
-            socketPath = try socket ?? SocketPath.resolve(environment: environment)
+            activated = try SocketActivation.take()
+            // A socket systemd passed wins: it is where clients were told to connect.
+            socketPath = try activated?.path ?? socket ?? SocketPath.resolve(environment: environment)
         } catch {
             FileHandle.standardError.write(Data("authd: \(error.localizedDescription)\n".utf8))
             throw ExitCode(78)
@@ -84,13 +90,20 @@ struct AuthdCommand: AsyncParsableCommand {
                           policy: policy, logger: logger)
         }
         let registry = ProfileRegistry(drivers: drivers, defaultProfile: configuration.defaultProfile)
-        let server = UnixSocketServer(path: socketPath, handler: RequestDispatcher(registry: registry, logger: logger), logger: logger)
+        let (listening, listeningSink) = AsyncStream.makeStream(of: Void.self)
+        let server = UnixSocketServer(path: socketPath, handler: RequestDispatcher(registry: registry, logger: logger), logger: logger,
+                                      inheritedDescriptor: activated?.descriptor) {
+            listeningSink.yield()
+            listeningSink.finish()
+        }
+        let supervisor = ServiceSupervisor(drivers: drivers, notifier: SystemdNotifier(), listening: listening, logger: logger)
 
         let wakeSignals = WakeSignalRelay(sources: [ResumeMonitor(logger: logger), NetworkChangeMonitor(logger: logger)], drivers: drivers)
 
-        // Services stop in reverse order: the socket first (no new requests), then the drivers.
+        // Services stop in reverse order: the supervisor first (STOPPING=1 at once), then the socket
+        // (no new requests), then the drivers.
         let group = ServiceGroup(configuration: .init(
-            services: drivers.map { .init(service: $0) } + [.init(service: wakeSignals), .init(service: server)],
+            services: drivers.map { .init(service: $0) } + [.init(service: wakeSignals), .init(service: server), .init(service: supervisor)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         logger.info("starting", metadata: ["authd.version": "\(AuthdVersion.string)", "authd.profiles": "\(drivers.map(\.profile).joined(separator: ","))"])

@@ -1,0 +1,48 @@
+import AuthProtocol
+import Foundation
+
+/// The one-line `STATUS=` systemd shows in `systemctl --user status authd`: what state each
+/// profile is in and, where something is wrong, what to do. Never a token.
+public enum ServiceStatusText {
+    /// The line for `statuses` at `now`. With several profiles each part is prefixed by its name.
+    public static func line(for statuses: [SessionStatus], now: Date) -> String {
+        let several = statuses.count > 1
+        return statuses.map { status in
+            let text = describe(status, now: now, profileFlag: several ? "--profile \(status.profile) " : "")
+            return several ? "\(status.profile): \(text)" : text
+        }.joined(separator: "; ")
+    }
+
+    private static func describe(_ status: SessionStatus, now: Date, profileFlag: String) -> String {
+        let who = status.user.map { $0.email ?? $0.phone ?? $0.id } ?? "the user"
+        if let degraded = status.degraded {
+            let what = switch degraded.reason {
+            case "offline": "offline"
+            case "rate_limited": "rate limited by the server"
+            default: "server error"
+            }
+            let seconds = max(0, Int((TimeInterval(degraded.retryAt) - now.timeIntervalSince1970).rounded(.up)))
+            return "\(what), retrying in \(duration(seconds))"
+        }
+        switch status.state {
+        case "signed_in":
+            let left = Int((TimeInterval(status.expiresAt ?? 0) - now.timeIntervalSince1970).rounded(.down))
+            let keyring = status.keyring == "unavailable" ? " (keyring unavailable: kept in memory)" : ""
+            return left > 0 ? "signed in as \(who), token valid \(duration(left))\(keyring)" : "signed in as \(who), token expired\(keyring)"
+        case "refreshing": return "signed in as \(who), refreshing the token"
+        case "signing_in": return "signing in"
+        case "loading": return "reading the keyring"
+        case "keyring_unavailable": return "keyring locked or unavailable: unlock it; authd reads it again by itself"
+        default:
+            let ended = status.signOutReason.map { " (session ended: \($0))" } ?? ""
+            return "sign-in needed\(ended): authctl \(profileFlag)login"
+        }
+    }
+
+    /// "45 s" under two minutes, "54 min" under two hours, else "3 h".
+    private static func duration(_ seconds: Int) -> String {
+        if seconds < 120 { return "\(seconds) s" }
+        if seconds < 7200 { return "\(seconds / 60) min" }
+        return "\(seconds / 3600) h"
+    }
+}

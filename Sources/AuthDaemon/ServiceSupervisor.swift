@@ -1,0 +1,81 @@
+import AuthProtocol
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Keeps the service manager informed: `READY=1` once the socket listens and every profile's
+/// stored session has been read, a `STATUS=` line whenever it changes, `WATCHDOG=1` while the
+/// drivers answer, `STOPPING=1` when a graceful stop begins.
+public struct ServiceSupervisor: Service, CustomStringConvertible {
+    private let drivers: [SessionDriver]
+    private let notifier: any ServiceNotifier
+    private let listening: AsyncStream<Void>
+    private let clock: any WallClock
+    private let statusInterval: Duration
+    private let logger: Logger
+
+    /// Creates a supervisor. `listening` yields once the socket accepts connections.
+    /// The status line is recomputed every `statusInterval` and sent when its text changed.
+    public init(drivers: [SessionDriver], notifier: any ServiceNotifier, listening: AsyncStream<Void>,
+                clock: any WallClock = SystemClock(), statusInterval: Duration = .seconds(2), logger: Logger) {
+        self.drivers = drivers
+        self.notifier = notifier
+        self.listening = listening
+        self.clock = clock
+        self.statusInterval = statusInterval
+        self.logger = logger
+    }
+
+    /// The name service-lifecycle logs.
+    public var description: String { "ServiceSupervisor" }
+
+    /// Reports until cancelled or a graceful stop begins.
+    public func run() async {
+        let notifier = self.notifier
+        await withGracefulShutdownHandler {
+            await cancelWhenGracefulShutdown {
+                await supervise()
+            }
+        } onGracefulShutdown: {
+            notifier.notify("STOPPING=1\nSTATUS=stopping")
+        }
+    }
+
+    private func supervise() async {
+        for await _ in listening { break }
+        guard !Task.isCancelled else { return }
+        // `status()` returns once the driver has read its stored session.
+        var line = await statusLine()
+        notifier.notify("READY=1\nSTATUS=\(line)")
+        logger.debug("ready", metadata: ["service.status": "\(line)"])
+        await withDiscardingTaskGroup { group in
+            if let interval = notifier.watchdogInterval {
+                group.addTask { await watchdog(every: interval / 2) }
+            }
+            while !Task.isCancelled {
+                try? await Task.sleep(for: statusInterval)
+                let next = await statusLine()
+                if next != line {
+                    line = next
+                    notifier.notify("STATUS=\(line)")
+                }
+            }
+        }
+    }
+
+    /// Pings the watchdog only after every driver actor has answered, so a wedged driver (or a
+    /// starved cooperative pool) stops the pings and systemd restarts the daemon.
+    private func watchdog(every period: Duration) async {
+        while !Task.isCancelled {
+            for driver in drivers { _ = await driver.status() }
+            notifier.notify("WATCHDOG=1")
+            try? await Task.sleep(for: period)
+        }
+    }
+
+    private func statusLine() async -> String {
+        var statuses: [SessionStatus] = []
+        for driver in drivers { statuses.append(await driver.status()) }
+        return ServiceStatusText.line(for: statuses, now: clock.now())
+    }
+}

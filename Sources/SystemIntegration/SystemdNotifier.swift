@@ -1,0 +1,20 @@
+import AuthDaemon
+import CSystemd
+
+/// `ServiceNotifier` over `sd_notify`: talks to `$NOTIFY_SOCKET` when systemd (or a test)
+/// set it, and is silent otherwise.
+public struct SystemdNotifier: ServiceNotifier {
+    /// The watchdog period from `$WATCHDOG_USEC` (checked against `$WATCHDOG_PID`), read at start.
+    public let watchdogInterval: Duration?
+
+    /// Reads the watchdog settings from the environment.
+    public init() {
+        var microseconds: UInt64 = 0
+        watchdogInterval = sd_watchdog_enabled(0, &microseconds) > 0 ? .microseconds(Int64(microseconds)) : nil
+    }
+
+    /// Sends `assignments`; failures are ignored, as sd_notify's callers are meant to.
+    public func notify(_ assignments: String) {
+        _ = sd_notify(0, assignments)
+    }
+}
