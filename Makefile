@@ -1,0 +1,48 @@
+# make install [PREFIX=~/.local] — binaries, user units, man pages, shell completions.
+# make uninstall removes exactly what install put there.
+# CONFIGURATION=debug reuses a debug build (the test script does, to save a release build).
+
+PREFIX ?= $(HOME)/.local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= $(PREFIX)/share/systemd/user
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+CONFIGURATION ?= release
+
+SWIFT ?= swift
+BUILT = $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path)
+
+INSTALLED = \
+	$(BINDIR)/authd $(BINDIR)/authctl \
+	$(UNITDIR)/authd.service $(UNITDIR)/authd.socket \
+	$(MANDIR)/man1/authctl.1 $(MANDIR)/man5/authd.conf.5 $(MANDIR)/man7/authd-protocol.7 $(MANDIR)/man8/authd.8 \
+	$(BASHCOMPDIR)/authctl $(ZSHCOMPDIR)/_authctl $(FISHCOMPDIR)/authctl.fish
+
+.PHONY: all build install uninstall
+
+all: build
+
+build:
+	$(SWIFT) build -c $(CONFIGURATION) --product authd
+	$(SWIFT) build -c $(CONFIGURATION) --product authctl
+
+install: build
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 755 $(BUILT)/authd $(BUILT)/authctl $(DESTDIR)$(BINDIR)/
+	sed 's|^ExecStart=.*|ExecStart=$(BINDIR)/authd|' systemd/authd.service > $(DESTDIR)$(UNITDIR)/authd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/authd.service
+	install -m 644 systemd/authd.socket $(DESTDIR)$(UNITDIR)/
+	install -m 644 man/authctl.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 man/authd.conf.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 man/authd-protocol.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 644 man/authd.8 $(DESTDIR)$(MANDIR)/man8/
+	$(BUILT)/authctl --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/authctl
+	$(BUILT)/authctl --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_authctl
+	$(BUILT)/authctl --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/authctl.fish
+	@echo "Installed. Start it with: systemctl --user daemon-reload && systemctl --user enable --now authd.socket"
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
