@@ -95,6 +95,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        .testTarget(name: "SystemIntegrationTests", dependencies: [
+            "SystemIntegration", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC", "AuthTestSupport", "CSystemd"]),
     ]
 )

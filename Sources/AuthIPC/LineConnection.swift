@@ -126,7 +126,7 @@ extension IPCError: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .daemonNotRunning(let path):
-            return "authd is not running (nothing listens on \(path)). Start it with 'systemctl --user start authd', or run 'authd' in a terminal"
+            return "authd is not running (nothing listens on \(path)). Start it with 'systemctl --user enable --now authd.socket' (after 'make install'), or run 'authd' in a terminal"
         case .timedOut: return "authd did not answer in time"
         case .closedByDaemon: return "authd closed the connection"
         case .io(let detail): return "cannot talk to authd: \(detail)"

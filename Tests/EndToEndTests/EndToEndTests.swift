@@ -236,7 +236,7 @@ struct EndToEndTests {
                 let result = try runCommand(Binaries.path("authctl"), arguments, environment: environment, timeout: 10)
                 #expect(result.status == 3, "\(arguments)")
                 #expect(result.stderr.contains("authd is not running"))
-                #expect(result.stderr.contains("systemctl --user start authd"))
+                #expect(result.stderr.contains("systemctl --user enable --now authd.socket"))
             }
         }
     }
