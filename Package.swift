@@ -47,12 +47,14 @@ let package = Package(
         // libsystemd (sd-bus, sd-daemon) and the C watchers for resume (logind) and network (rtnetlink).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CAuthdSystem", dependencies: ["CSystemd"]),
-        // The daemon's parts, wired to ports only: session driver, method table, configuration.
+        // config.toml: parsing with validation (file and line in every message) and the text edits
+        // behind `authctl profile`. Shared by authd and authctl.
+        .target(name: "AuthConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+        // The daemon's parts, wired to ports only: session driver, method table, supervisor.
         .target(name: "AuthDaemon", dependencies: [
             "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         // The daemon's ties to the system: wake signals, socket activation, sd_notify, the journal.
         .target(name: "SystemIntegration", dependencies: [
@@ -62,13 +64,13 @@ let package = Package(
         // The library desktop apps link.
         .target(name: "AuthdClient", dependencies: ["AuthProtocol", "AuthIPC"]),
         .executableTarget(name: "authd", dependencies: [
-            "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemIntegration",
+            "AuthConfig", "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemIntegration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "authctl", dependencies: [
-            "AuthdClient", "AuthProtocol",
+            "AuthdClient", "AuthProtocol", "AuthConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server.
@@ -85,6 +87,7 @@ let package = Package(
         // Fakes shipped beside the real things.
         .target(name: "AuthTestSupport", dependencies: ["AuthCore"], path: "Tests/AuthTestSupport"),
 
+        .testTarget(name: "AuthConfigTests", dependencies: ["AuthConfig"]),
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"],
                     resources: [.copy("Fixtures")]),

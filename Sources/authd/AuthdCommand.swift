@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthConfig
 import AuthCore
 import AuthDaemon
 import AuthIPC

@@ -1,4 +1,4 @@
-import AuthDaemon
+import AuthConfig
 import Foundation
 import Testing
 

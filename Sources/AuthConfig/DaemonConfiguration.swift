@@ -88,7 +88,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 profiles.append(try ProfileConfiguration(name: name, url: url, anonKey: key, source: "\(source): profiles.\(name)"))
             }
         }
-        let defaultProfile = table["default_profile"]?.string ?? profiles.first?.name ?? "default"
+        // Without default_profile: the profile named "default", else the first by name (TOML
+        // tables have no order a reader can rely on).
+        let defaultProfile = table["default_profile"]?.string
+            ?? (profiles.contains { $0.name == "default" } ? "default" : profiles.first?.name ?? "default")
         if !profiles.isEmpty, !profiles.contains(where: { $0.name == defaultProfile }) {
             throw ConfigurationError("\(source): default_profile '\(defaultProfile)' is not one of the profiles")
         }

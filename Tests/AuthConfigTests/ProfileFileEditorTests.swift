@@ -1,0 +1,63 @@
+import AuthConfig
+import Testing
+
+/// `authctl profile` edits: comments survive, every result parses, mistakes are refused.
+@Suite struct ProfileFileEditorTests {
+    let original = """
+    # my projects
+    refresh_lead = 120
+
+    # the day job
+    [profiles.work]
+    url = "https://abcd.supabase.co"
+    anon_key = "sb_publishable_work"
+
+    # side project
+    [profiles.home]
+    url = "https://efgh.supabase.co"
+    anon_key = "sb_publishable_home"
+    """
+
+    @Test func addingAppendsATableAndKeepsComments() throws {
+        let edited = try ProfileFileEditor.adding(name: "local", url: "http://127.0.0.1:54321", anonKey: "sb_publishable_local", to: original)
+        #expect(edited.hasPrefix(original))
+        let parsed = try DaemonConfiguration.parse(edited, source: "t")
+        #expect(parsed.profiles.map(\.name).sorted() == ["home", "local", "work"])
+        #expect(parsed.defaultProfile == "home", "no default_profile: the first by name")
+    }
+
+    @Test func addingToAnEmptyFileAndAsDefault() throws {
+        let first = try ProfileFileEditor.adding(name: "work", url: "https://abcd.supabase.co", anonKey: "k", to: "")
+        #expect(first == "[profiles.work]\nurl = \"https://abcd.supabase.co\"\nanon_key = \"k\"\n")
+        let second = try ProfileFileEditor.adding(name: "home", url: "https://efgh.supabase.co", anonKey: "k2", to: first, makeDefault: true)
+        #expect(try DaemonConfiguration.parse(second, source: "t").defaultProfile == "home")
+    }
+
+    @Test func refusedAdditions() {
+        #expect(throws: ConfigurationError.self) { try ProfileFileEditor.adding(name: "work", url: "https://x.supabase.co", anonKey: "k", to: original) }
+        #expect(throws: ConfigurationError.self) { try ProfileFileEditor.adding(name: "bad name", url: "https://x.supabase.co", anonKey: "k", to: original) }
+        #expect(throws: ConfigurationError.self) { try ProfileFileEditor.adding(name: "x", url: "http://example.com", anonKey: "k", to: original) }
+        #expect(throws: ConfigurationError.self) { try ProfileFileEditor.adding(name: "x", url: "https://x.supabase.co", anonKey: "sb_secret_abc", to: original) }
+    }
+
+    @Test func removingDropsTheTableButNotTheNextTablesComment() throws {
+        let edited = try ProfileFileEditor.removing(name: "work", from: original)
+        #expect(!edited.contains("abcd.supabase.co"))
+        #expect(edited.contains("# side project\n[profiles.home]"))
+        #expect(edited.contains("# my projects"))
+        #expect(try DaemonConfiguration.parse(edited, source: "t").profiles.map(\.name) == ["home"])
+        #expect(throws: ConfigurationError.self) { try ProfileFileEditor.removing(name: "nope", from: original) }
+    }
+
+    @Test func theDefaultIsSetReplacedAndDroppedWithItsProfile() throws {
+        let withDefault = try ProfileFileEditor.settingDefault(name: "home", in: original)
+        #expect(try DaemonConfiguration.parse(withDefault, source: "t").defaultProfile == "home")
+        let replaced = try ProfileFileEditor.settingDefault(name: "work", in: withDefault)
+        #expect(replaced.components(separatedBy: "default_profile").count == 2, "one default_profile line")
+        #expect(try DaemonConfiguration.parse(replaced, source: "t").defaultProfile == "work")
+        let removed = try ProfileFileEditor.removing(name: "work", from: replaced)
+        #expect(!removed.contains("default_profile"))
+        #expect(try DaemonConfiguration.parse(removed, source: "t").defaultProfile == "home")
+        #expect(throws: ConfigurationError.self) { try ProfileFileEditor.settingDefault(name: "nope", in: original) }
+    }
+}
