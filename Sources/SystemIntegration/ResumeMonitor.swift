@@ -17,7 +17,7 @@ public struct ResumeMonitor: WakeSignalSource {
     public func run(_ deliver: @escaping @Sendable (WakeSignal) -> Void) async {
         let result = await BlockingWatch.run(name: "authd.logind", authd_watch_resume) { deliver(.resumed) }
         if result < 0 {
-            logger.info("no system bus to hear logind's resume signal from; deadlines that pass during sleep still fire on waking",
+            logger.info("not listening for logind's resume signal (no system bus, or it went away); deadlines that pass during sleep still fire on waking",
                         metadata: ["error": "\(String(cString: strerror(-result)))"])
         }
     }
