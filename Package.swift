@@ -70,7 +70,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "authctl", dependencies: [
-            "AuthdClient", "AuthProtocol", "AuthConfig",
+            "AuthdClient", "AuthProtocol", "AuthConfig", "AuthIPC",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server.

@@ -43,6 +43,8 @@ public protocol GoTrueAPI: Sendable {
     func refresh(refreshToken: String) async throws(ServerFailure) -> SessionGrant
     /// `POST /logout?scope=…` with the access token as Bearer.
     func signOut(accessToken: String, scope: SignOutScope) async throws(ServerFailure)
+    /// `GET /health`: whether the server answers, and its clock from the `Date` header (nil when absent).
+    func health() async throws(ServerFailure) -> Date?
 }
 
 /// Which sessions a sign-out ends on the server.

@@ -57,6 +57,10 @@ enum DaemonMethods {
             return Methods.SignOut.Result(status: await driver.status(), serverConfirmed: outcome.confirmed, serverDetail: outcome.detail)
         }
 
+        table.register(Methods.CheckServer.self) { parameters, _ throws(RPCErrorObject) in
+            await (try registry.driver(parameters.profile)).checkServer()
+        }
+
         table.registerStreaming(Methods.Subscribe.self) { parameters, envelope, connection throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             let outbox = connection.outbox

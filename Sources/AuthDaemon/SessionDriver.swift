@@ -169,6 +169,19 @@ public actor SessionDriver: Service {
         return StatusMapper.status(of: machine, profile: profile, server: server)
     }
 
+    /// Asks the server's health endpoint whether it answers, and compares its clock with ours.
+    public func checkServer() async -> Methods.CheckServer.Result {
+        let sent = clock.now()
+        do {
+            let serverTime = try await api.health()
+            // The Date header has whole seconds: compare it with the middle of the round trip.
+            let middle = sent.addingTimeInterval(clock.now().timeIntervalSince(sent) / 2)
+            return .init(server: server, reachable: true, clockSkew: serverTime.map { (middle.timeIntervalSince($0) * 10).rounded() / 10 })
+        } catch {
+            return .init(server: server, reachable: false, detail: error.localizedDescription)
+        }
+    }
+
     /// Registers `send` for this profile's events. `acknowledge` runs first, then `send` gets an
     /// `INITIAL_SESSION` snapshot (once the stored session has been read), then every change, all in order.
     public func subscribe(_ subscriber: UInt64, acknowledge: @Sendable () -> Void, send: @escaping @Sendable (AuthEventMessage) -> Void) async {

@@ -14,7 +14,7 @@ public protocol RPCMethod: Sendable {
 public enum Methods {
     /// Every method, for checking that each one has a handler.
     public static let allNames: [String] = [
-        Hello.name, Status.name, Token.name, SignInWithPassword.name, SignOut.name, Subscribe.name,
+        Hello.name, Status.name, Token.name, SignInWithPassword.name, SignOut.name, Subscribe.name, CheckServer.name,
     ]
 
     /// `hello`: the version handshake.
@@ -173,6 +173,35 @@ public enum Methods {
             public var subscribed: Bool
             /// Creates the acknowledgement.
             public init(subscribed: Bool = true) { self.subscribed = subscribed }
+        }
+    }
+}
+
+extension Methods {
+    /// `daemon.checkServer`: whether the profile's server answers `GET /auth/v1/health`, and how
+    /// far the local clock is from the server's (`authctl doctor`).
+    public enum CheckServer: RPCMethod {
+        public static let name = "daemon.checkServer"
+        public typealias Parameters = ProfileParameters
+        /// What the check found.
+        public struct Result: Codable, Sendable, Equatable {
+            /// The profile's project URL.
+            public var server: String
+            /// Whether the server answered the health check.
+            public var reachable: Bool
+            /// Why not, when it did not.
+            public var detail: String?
+            /// Seconds the local clock is ahead of the server's (negative: behind), from its
+            /// `Date` header; absent when the server sent none. Accurate to about a second.
+            public var clockSkew: Double?
+            /// Creates a result.
+            public init(server: String, reachable: Bool, detail: String? = nil, clockSkew: Double? = nil) {
+                self.server = server
+                self.reachable = reachable
+                self.detail = detail
+                self.clockSkew = clockSkew
+            }
+            enum CodingKeys: String, CodingKey { case server, reachable, detail, clockSkew = "clock_skew" }
         }
     }
 }

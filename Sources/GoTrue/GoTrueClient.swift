@@ -47,6 +47,17 @@ public struct GoTrueClient: GoTrueAPI {
         _ = try await send("POST", "logout", query: "scope=\(scope.rawValue)", body: nil, bearer: accessToken)
     }
 
+    /// `GET /health`; the server's `Date` header, parsed.
+    public func health() async throws(ServerFailure) -> Date? {
+        let (_, response) = try await exchange("GET", "health", query: nil, body: nil)
+        guard let header = response.value(forHTTPHeaderField: "Date") else { return nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: header)
+    }
+
     // MARK: Plumbing
 
     private func encode(_ object: [String: String]) throws(ServerFailure) -> Data {
@@ -56,6 +67,10 @@ public struct GoTrueClient: GoTrueAPI {
     }
 
     private func send(_ method: String, _ path: String, query: String?, body: Data?, bearer: String? = nil) async throws(ServerFailure) -> Data {
+        try await exchange(method, path, query: query, body: body, bearer: bearer).data
+    }
+
+    private func exchange(_ method: String, _ path: String, query: String?, body: Data?, bearer: String? = nil) async throws(ServerFailure) -> (data: Data, response: HTTPURLResponse) {
         var components = URLComponents(url: authURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
         components?.percentEncodedQuery = query
         guard let url = components?.url else { throw .invalidResponse(detail: "bad URL") }
@@ -88,7 +103,7 @@ public struct GoTrueClient: GoTrueAPI {
         guard (200..<300).contains(http.statusCode) else {
             throw GoTrueErrorDecoder.failure(status: http.statusCode, headers: http.allHeaderFields, body: data)
         }
-        return data
+        return (data, http)
     }
 
     private func decodeGrant(_ data: Data) throws(ServerFailure) -> SessionGrant {

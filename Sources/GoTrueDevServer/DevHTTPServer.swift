@@ -86,6 +86,16 @@ final class DevHTTPHandler: ChannelInboundHandler {
         }
     }
 
+    /// `Date` as HTTP servers send it (RFC 9110 IMF-fixdate); clients compare clocks with it.
+    static func httpDate(_ date: Date = Date()) -> String {
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let length = strftime(&buffer, buffer.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
     private func write(_ response: DevResponse, keepAlive: Bool, context: ChannelHandlerContext) {
         if response.dropConnection {
             context.close(promise: nil)
@@ -95,6 +105,7 @@ final class DevHTTPHandler: ChannelInboundHandler {
         let hasType = response.headers.keys.contains { $0.lowercased() == "content-type" }
         if !response.body.isEmpty, !hasType { headers.add(name: "Content-Type", value: "application/json") }
         headers.add(name: "Content-Length", value: String(response.body.count))
+        headers.add(name: "Date", value: Self.httpDate())
         for (name, value) in response.headers { headers.add(name: name, value: value) }
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         let status = HTTPResponseStatus(statusCode: response.status)

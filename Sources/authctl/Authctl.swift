@@ -15,7 +15,7 @@ struct Authctl: ParsableCommand {
         7 the keyring is unavailable; 64 bad usage.
         """,
         version: AuthdVersion.string,
-        subcommands: [Status.self, Login.self, Token.self, Logout.self, Watch.self, Profile.self])
+        subcommands: [Status.self, Login.self, Token.self, Logout.self, Watch.self, Profile.self, Doctor.self])
 }
 
 /// Options every subcommand takes.

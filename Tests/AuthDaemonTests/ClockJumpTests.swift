@@ -82,3 +82,22 @@ final class InertTimer: RefreshTimer {
         }
     }
 }
+
+/// `daemon.checkServer` through the driver: reachability and the skew against the server's clock.
+@Suite struct ServerCheckTests {
+    @Test func theSkewIsOurClockMinusTheServersAndAFailureSaysWhy() async throws {
+        let wall = ManualWallClock(Fixtures.t0)
+        let api = FakeGoTrue()
+        let driver = SessionDriver(profile: "default", server: "https://example.test", store: InMemorySessionStore(), api: api,
+                                   clock: wall, timer: InertTimer(), logger: Logger(label: "test"))
+        api.setServerClock(.success(Fixtures.t0.addingTimeInterval(-90)))
+        let ahead = await driver.checkServer()
+        #expect(ahead.reachable && ahead.clockSkew == 90)
+        api.setServerClock(.success(nil))
+        #expect(await driver.checkServer().clockSkew == nil)
+        api.setServerClock(.failure(.unreachable(url: "https://example.test/auth/v1", detail: "connection refused")))
+        let down = await driver.checkServer()
+        #expect(!down.reachable)
+        #expect(down.detail?.contains("connection refused") == true)
+    }
+}

@@ -33,6 +33,14 @@ import Testing
                 == Methods.Token.Parameters(profile: "work", minValidity: 60))
     }
 
+    @Test func checkServerBothWays() throws {
+        let request = try RPCCodec.encodeRequest(method: Methods.CheckServer.name, params: ProfileParameters(profile: "work"), id: .number(9))
+        #expect(Self.line(request) == (try Self.fixture("request-check-server")))
+        let result = Methods.CheckServer.Result(server: "https://abcd.supabase.co", reachable: true, clockSkew: -2.5)
+        #expect(Self.line(try RPCCodec.encodeResult(result, id: .number(9))) == (try Self.fixture("result-check-server")))
+        #expect(try JSONDecoder().decode(RPCResponse<Methods.CheckServer.Result>.self, from: try Self.fixture("result-check-server")).result == result)
+    }
+
     @Test func applicationAndParseErrors() throws {
         let error = RPCErrorObject.application(.notSignedIn, "not signed in: run 'authctl login'")
         #expect(Self.line(RPCCodec.encodeError(error, id: .number(7))) == (try Self.fixture("error-not-signed-in")))

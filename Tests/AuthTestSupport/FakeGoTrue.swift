@@ -13,6 +13,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var refreshCalls = 0
         var signOutCalls: [SignOutScope] = []
         var refreshDelay: Duration = .zero
+        var serverClock: Result<Date?, ServerFailure> = .success(nil)
     }
     private let state = Mutex(State())
 
@@ -23,6 +24,10 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
     public func failNextRefreshes(_ failures: [ServerFailure]) { state.withLock { $0.refreshFailures = failures } }
     /// Makes each refresh take this long (to let requests pile up).
     public func setRefreshDelay(_ delay: Duration) { state.withLock { $0.refreshDelay = delay } }
+    /// What `health()` answers: the server's clock, or a failure.
+    public func setServerClock(_ clock: Result<Date?, ServerFailure>) { state.withLock { $0.serverClock = clock } }
+    /// The scripted `health()` answer.
+    public func health() async throws(ServerFailure) -> Date? { try state.withLock { $0.serverClock }.get() }
     /// How many refresh calls were made.
     public var refreshCalls: Int { state.withLock { $0.refreshCalls } }
     /// The scopes of sign-out calls, in order.
