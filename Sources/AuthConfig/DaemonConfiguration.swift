@@ -60,13 +60,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
         } catch {
             throw ConfigurationError("\(source): not valid TOML")
         }
+        let locator = KeyLocator(text)
         for key in table.keys where !["default_profile", "refresh_lead", "profiles"].contains(key) {
-            throw ConfigurationError("\(source): unknown key '\(key)' (expected default_profile, refresh_lead or [profiles.NAME])")
+            throw ConfigurationError("\(locator.at(source, key: key, in: "")): unknown key '\(key)' (expected default_profile, refresh_lead or [profiles.NAME])")
         }
         var refreshLead: TimeInterval?
         if let value = table["refresh_lead"] {
             guard let seconds = value.int ?? value.double.map({ Int($0) }), seconds > 0 else {
-                throw ConfigurationError("\(source): refresh_lead must be a positive number of seconds")
+                throw ConfigurationError("\(locator.at(source, key: "refresh_lead", in: "")): refresh_lead must be a positive number of seconds")
             }
             refreshLead = TimeInterval(seconds)
         }
@@ -74,17 +75,21 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if let profileTables = table["profiles"]?.table {
             for name in profileTables.keys.sorted() {
                 guard let profile = profileTables[name]?.table else {
-                    throw ConfigurationError("\(source): 'profiles.\(name)' must be a table")
+                    throw ConfigurationError("\(locator.at(source, key: name, in: "profiles")): 'profiles.\(name)' must be a table")
                 }
                 for key in profile.keys where !["url", "anon_key"].contains(key) {
-                    throw ConfigurationError("\(source): unknown key 'profiles.\(name).\(key)' (expected url, anon_key)")
+                    throw ConfigurationError("\(locator.at(source, key: key, in: "profiles.\(name)")): unknown key 'profiles.\(name).\(key)' (expected url, anon_key)")
                 }
                 guard let url = profile["url"]?.string else {
-                    throw ConfigurationError("\(source): 'profiles.\(name).url' is missing")
+                    throw ConfigurationError("\(locator.at(source, key: nil, in: "profiles.\(name)")): 'profiles.\(name).url' is missing")
                 }
                 guard let key = profile["anon_key"]?.string else {
-                    throw ConfigurationError("\(source): 'profiles.\(name).anon_key' is missing")
+                    throw ConfigurationError("\(locator.at(source, key: nil, in: "profiles.\(name)")): 'profiles.\(name).anon_key' is missing")
                 }
+                // Checked one by one first, so that each message points at its own line.
+                let at = { (field: String) in "\(locator.at(source, key: field, in: "profiles.\(name)")): profiles.\(name).\(field)" }
+                _ = try ConfigurationValidator.projectURL(url, source: at("url"))
+                try ConfigurationValidator.checkAnonKey(key, source: at("anon_key"))
                 profiles.append(try ProfileConfiguration(name: name, url: url, anonKey: key, source: "\(source): profiles.\(name)"))
             }
         }
@@ -93,7 +98,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         let defaultProfile = table["default_profile"]?.string
             ?? (profiles.contains { $0.name == "default" } ? "default" : profiles.first?.name ?? "default")
         if !profiles.isEmpty, !profiles.contains(where: { $0.name == defaultProfile }) {
-            throw ConfigurationError("\(source): default_profile '\(defaultProfile)' is not one of the profiles")
+            throw ConfigurationError("\(locator.at(source, key: "default_profile", in: "")): default_profile '\(defaultProfile)' is not one of the profiles")
         }
         return DaemonConfiguration(profiles: profiles, defaultProfile: defaultProfile, refreshLead: refreshLead)
     }

@@ -61,3 +61,31 @@ import Testing
         #expect(throws: ConfigurationError.self) { try ProfileFileEditor.settingDefault(name: "nope", in: original) }
     }
 }
+
+/// Every configuration error names the file and the line it is about.
+@Suite struct ConfigurationLineTests {
+    let header = "# comment\ndefault_profile = \"a\"\n\n[profiles.a]\n"
+
+    @Test(arguments: [
+        ("url = \"http://example.com\"\nanon_key = \"k\"\n", "config.toml:5: profiles.a.url"),
+        ("url = \"https://x.supabase.co\"\nanon_key = \"sb_secret_abc\"\n", "config.toml:6: profiles.a.anon_key"),
+        ("url = \"https://x.supabase.co\"\nanon_key = \"k\"\ncolour = \"blue\"\n", "config.toml:7: unknown key 'profiles.a.colour'"),
+        ("anon_key = \"k\"\n", "config.toml:4: 'profiles.a.url' is missing"),
+    ])
+    func profileErrorsPointAtTheirLine(_ body: String, _ expected: String) {
+        #expect {
+            _ = try DaemonConfiguration.parse(header + body, source: "config.toml")
+        } throws: { error in
+            (error as? ConfigurationError)?.localizedDescription.hasPrefix(expected) == true
+        }
+    }
+
+    @Test func topLevelErrorsPointAtTheirLine() {
+        #expect {
+            _ = try DaemonConfiguration.parse("\nrefresh_lead = -3\n", source: "c.toml")
+        } throws: { ($0 as? ConfigurationError)?.localizedDescription.hasPrefix("c.toml:2: refresh_lead") == true }
+        #expect {
+            _ = try DaemonConfiguration.parse("default_profile = \"b\"\n[profiles.a]\nurl = \"https://x.supabase.co\"\nanon_key = \"k\"\n", source: "c.toml")
+        } throws: { ($0 as? ConfigurationError)?.localizedDescription.hasPrefix("c.toml:1: default_profile") == true }
+    }
+}
