@@ -5,6 +5,8 @@ public protocol ServiceNotifier: Sendable {
     func notify(_ assignments: String)
     /// How often the service manager expects `WATCHDOG=1`, or nil when it does not watch.
     var watchdogInterval: Duration? { get }
+    /// Whether anyone listens; when not, the supervisor does not wake up to compute status lines.
+    var isListening: Bool { get }
 }
 
 /// A notifier for a daemon started by hand: says nothing to anyone.
@@ -15,4 +17,6 @@ public struct NoServiceNotifier: ServiceNotifier {
     public func notify(_ assignments: String) {}
     /// Nil: nobody watches.
     public var watchdogInterval: Duration? { nil }
+    /// False.
+    public var isListening: Bool { false }
 }

@@ -17,7 +17,7 @@ public struct ServiceSupervisor: Service, CustomStringConvertible {
     /// Creates a supervisor. `listening` yields once the socket accepts connections.
     /// The status line is recomputed every `statusInterval` and sent when its text changed.
     public init(drivers: [SessionDriver], notifier: any ServiceNotifier, listening: AsyncStream<Void>,
-                clock: any WallClock = SystemClock(), statusInterval: Duration = .seconds(2), logger: Logger) {
+                clock: any WallClock = SystemClock(), statusInterval: Duration = .seconds(5), logger: Logger) {
         self.drivers = drivers
         self.notifier = notifier
         self.listening = listening
@@ -48,6 +48,12 @@ public struct ServiceSupervisor: Service, CustomStringConvertible {
         var line = await statusLine()
         notifier.notify("READY=1\nSTATUS=\(line)")
         logger.debug("ready", metadata: ["service.status": "\(line)"])
+        // Started by hand: nobody reads status lines, so do not wake up every few seconds for
+        // them. Returning would end the whole service group, so wait for the stop instead.
+        guard notifier.isListening else {
+            try? await gracefulShutdown()
+            return
+        }
         await withDiscardingTaskGroup { group in
             if let interval = notifier.watchdogInterval {
                 group.addTask { await watchdog(every: interval / 2) }

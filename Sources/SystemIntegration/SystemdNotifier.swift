@@ -1,5 +1,6 @@
 import AuthDaemon
 import CSystemd
+import Foundation
 
 /// `ServiceNotifier` over `sd_notify`: talks to `$NOTIFY_SOCKET` when systemd (or a test)
 /// set it, and is silent otherwise.
@@ -7,8 +8,12 @@ public struct SystemdNotifier: ServiceNotifier {
     /// The watchdog period from `$WATCHDOG_USEC` (checked against `$WATCHDOG_PID`), read at start.
     public let watchdogInterval: Duration?
 
-    /// Reads the watchdog settings from the environment.
+    /// Whether `$NOTIFY_SOCKET` was set at start.
+    public let isListening: Bool
+
+    /// Reads the notification socket and watchdog settings from the environment.
     public init() {
+        isListening = !(ProcessInfo.processInfo.environment["NOTIFY_SOCKET"] ?? "").isEmpty
         var microseconds: UInt64 = 0
         watchdogInterval = sd_watchdog_enabled(0, &microseconds) > 0 ? .microseconds(Int64(microseconds)) : nil
     }
