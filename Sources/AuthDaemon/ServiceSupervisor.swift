@@ -15,7 +15,8 @@ public struct ServiceSupervisor: Service, CustomStringConvertible {
     private let logger: Logger
 
     /// Creates a supervisor. `listening` yields once the socket accepts connections.
-    /// The status line is recomputed every `statusInterval` and sent when its text changed.
+    /// The status line is recomputed every `statusInterval` (or half the watchdog period, if
+    /// shorter) and sent when its text changed.
     public init(drivers: [SessionDriver], notifier: any ServiceNotifier, listening: AsyncStream<Void>,
                 clock: any WallClock = SystemClock(), statusInterval: Duration = .seconds(5), logger: Logger) {
         self.drivers = drivers
@@ -54,28 +55,19 @@ public struct ServiceSupervisor: Service, CustomStringConvertible {
             try? await gracefulShutdown()
             return
         }
-        await withDiscardingTaskGroup { group in
-            if let interval = notifier.watchdogInterval {
-                group.addTask { await watchdog(every: interval / 2) }
-            }
-            while !Task.isCancelled {
-                try? await Task.sleep(for: statusInterval)
-                let next = await statusLine()
-                if next != line {
-                    line = next
-                    notifier.notify("STATUS=\(line)")
-                }
-            }
-        }
-    }
-
-    /// Pings the watchdog only after every driver actor has answered, so a wedged driver (or a
-    /// starved cooperative pool) stops the pings and systemd restarts the daemon.
-    private func watchdog(every period: Duration) async {
+        // One loop for both: computing the line asks every driver actor, and their answering is
+        // what a watchdog ping vouches for, so a wedged driver (or a starved cooperative pool)
+        // stops the pings and systemd restarts the daemon.
+        let watchdog = notifier.watchdogInterval
+        let tick = watchdog.map { min(statusInterval, $0 / 2) } ?? statusInterval
         while !Task.isCancelled {
-            for driver in drivers { _ = await driver.status() }
-            notifier.notify("WATCHDOG=1")
-            try? await Task.sleep(for: period)
+            try? await Task.sleep(for: tick)
+            let next = await statusLine()
+            var assignments: [String] = []
+            if next != line { assignments.append("STATUS=\(next)") }
+            if watchdog != nil { assignments.append("WATCHDOG=1") }
+            line = next
+            if !assignments.isEmpty { notifier.notify(assignments.joined(separator: "\n")) }
         }
     }
 
