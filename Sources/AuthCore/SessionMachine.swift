@@ -146,7 +146,7 @@ public struct SessionMachine: Sendable {
 
     /// The timer fired: refresh, retry, or read an unreadable store again, whichever is due.
     public mutating func timerFired(now: Date) -> [SessionAction] {
-        if isStoreUnavailable { return loadInFlight ? [] : beginLoad(now: now) }
+        if isStoreUnavailable { return reloadStoreIfIdle(now: now) }
         return evaluate(now: now)
     }
 
@@ -154,7 +154,7 @@ public struct SessionMachine: Sendable {
     /// transient failure that is likely to be over (the network or the server, not a rate limit)
     /// is retried without waiting out its backoff; a keyring unlocked on the lock screen is read.
     public mutating func resumed(now: Date) -> [SessionAction] {
-        if isStoreUnavailable { return loadInFlight ? [] : beginLoad(now: now) }
+        if isStoreUnavailable { return reloadStoreIfIdle(now: now) }
         return retrySooner(ifFailingWith: [.offline, .serverError], now: now)
     }
 
@@ -251,6 +251,10 @@ public struct SessionMachine: Sendable {
     private var isStoreUnavailable: Bool {
         if case .storeUnavailable = phase { return true }
         return false
+    }
+
+    private mutating func reloadStoreIfIdle(now: Date) -> [SessionAction] {
+        loadInFlight ? [] : beginLoad(now: now)
     }
 
     private mutating func beginLoad(now: Date) -> [SessionAction] {
