@@ -39,9 +39,6 @@ struct DevFault: Sendable {
         guard status != nil || drop || delay > 0, delay >= 0 else { return nil }
     }
 
-    /// Whether the grant fails here, before any token is rotated.
-    var failsBeforeRotation: Bool { status != nil || drop }
-
     /// The answer for `request` when the fault fails it; nil when it only delays.
     func response(to request: DevRequest) -> DevResponse? {
         var response: DevResponse
