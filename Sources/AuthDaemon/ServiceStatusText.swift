@@ -14,7 +14,7 @@ public enum ServiceStatusText {
     }
 
     private static func describe(_ status: SessionStatus, now: Date, profileFlag: String) -> String {
-        let who = status.user.map { $0.email ?? $0.phone ?? $0.id } ?? "the user"
+        let who = status.user?.displayName ?? "the user"
         if let degraded = status.degraded {
             let what = switch degraded.reason {
             case "offline": "offline"

@@ -43,6 +43,8 @@ public struct SessionStatus: Codable, Sendable, Equatable {
         public var email: String?
         /// The phone.
         public var phone: String?
+        /// How to name the user to a person: the email, else the phone, else the id.
+        public var displayName: String { email ?? phone ?? id }
         /// Creates a user.
         public init(id: String, email: String?, phone: String?) {
             self.id = id

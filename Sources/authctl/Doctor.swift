@@ -104,7 +104,7 @@ struct Doctor: ParsableCommand {
 
     /// The session in a few words, with what to do when there is none.
     static func summary(_ status: SessionStatus) -> String {
-        let who = status.user?.email ?? status.user?.phone ?? status.user?.id ?? "?"
+        let who = status.user?.displayName ?? "?"
         switch status.state {
         case "signed_in", "refreshing":
             return "signed in as \(who), token " + (status.expiresAt.map { StatusText.validity(until: $0, now: Date()) } ?? "of unknown validity")

@@ -30,7 +30,7 @@ enum StatusText {
         var lines = ["Profile:  \(status.profile) (\(status.server))"]
         switch status.state {
         case "signed_in", "refreshing":
-            lines.append("State:    signed in as \(status.user?.email ?? status.user?.phone ?? status.user?.id ?? "?")")
+            lines.append("State:    signed in as \(status.user?.displayName ?? "?")")
             if let user = status.user { lines.append("User ID:  \(user.id)") }
             if let expiresAt = status.expiresAt {
                 lines.append("Token:    \(validity(until: expiresAt, now: now))\(status.state == "refreshing" ? " (refreshing)" : "")")
