@@ -10,11 +10,16 @@ public struct ProfileConfiguration: Sendable, Equatable {
     /// The project's anon or publishable key. Never a service-role or secret key.
     public var anonKey: String
 
-    /// Creates a profile after validating it.
+    /// Creates a profile after validating it; `source` names where it came from in messages.
     public init(name: String, url: String, anonKey: String, source: String) throws(ConfigurationError) {
+        try self.init(name: name, url: url, anonKey: anonKey, urlSource: source, keySource: source)
+    }
+
+    /// Creates a profile after validating it, with a separate place (file and line) for each field.
+    init(name: String, url: String, anonKey: String, urlSource: String, keySource: String) throws(ConfigurationError) {
         self.name = name
-        self.url = try ConfigurationValidator.projectURL(url, source: source)
-        try ConfigurationValidator.checkAnonKey(anonKey, source: source)
+        self.url = try ConfigurationValidator.projectURL(url, source: urlSource)
+        try ConfigurationValidator.checkAnonKey(anonKey, source: keySource)
         self.anonKey = anonKey
     }
 }
@@ -86,11 +91,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 guard let key = profile["anon_key"]?.string else {
                     throw ConfigurationError("\(locator.at(source, key: nil, in: "profiles.\(name)")): 'profiles.\(name).anon_key' is missing")
                 }
-                // Checked one by one first, so that each message points at its own line.
+                // Each field's message points at its own line.
                 let at = { (field: String) in "\(locator.at(source, key: field, in: "profiles.\(name)")): profiles.\(name).\(field)" }
-                _ = try ConfigurationValidator.projectURL(url, source: at("url"))
-                try ConfigurationValidator.checkAnonKey(key, source: at("anon_key"))
-                profiles.append(try ProfileConfiguration(name: name, url: url, anonKey: key, source: "\(source): profiles.\(name)"))
+                profiles.append(try ProfileConfiguration(name: name, url: url, anonKey: key, urlSource: at("url"), keySource: at("anon_key")))
             }
         }
         // Without default_profile: the profile named "default", else the first by name (TOML

@@ -17,8 +17,8 @@ public enum ProfileFileEditor {
         if !edited.isEmpty, !edited.hasSuffix("\n") { edited += "\n" }
         if !edited.isEmpty { edited += "\n" }
         edited += "[profiles.\(name)]\nurl = \(quoted(url))\nanon_key = \(quoted(anonKey))\n"
-        if makeDefault { edited = try settingDefault(name: name, in: edited) }
-        return try validated(edited)
+        // settingDefault validates its result itself.
+        return makeDefault ? try settingDefault(name: name, in: edited) : try validated(edited)
     }
 
     /// `text` without the `[profiles.<name>]` table (and without `default_profile` if it named it).
