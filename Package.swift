@@ -55,6 +55,8 @@ let package = Package(
             "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            // SHA-256 for PKCE challenges and nonces (already built for the development server).
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The daemon's ties to the system: wake signals, socket activation, sd_notify, the journal.
         .target(name: "SystemIntegration", dependencies: [

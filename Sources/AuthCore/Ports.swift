@@ -37,14 +37,31 @@ extension StoreFailure: LocalizedError {
 
 /// The Supabase Auth (GoTrue) calls a session owner makes. Implemented over HTTP in `GoTrue`.
 public protocol GoTrueAPI: Sendable {
-    /// `POST /token?grant_type=password`.
-    func signIn(email: String, password: String) async throws(ServerFailure) -> SessionGrant
+    /// A session for `credential`: `POST /token` (password, id_token, pkce) or `POST /verify`.
+    func signIn(_ credential: SignInCredential) async throws(ServerFailure) -> SessionGrant
+    /// `POST /signup`.
+    func signUp(_ request: SignUpRequest) async throws(ServerFailure) -> SignUpOutcome
+    /// `POST /otp` or `POST /recover`: the server sends a one-time code.
+    func sendCode(_ request: CodeRequest) async throws(ServerFailure)
+    /// `GET /user` with the access token as Bearer.
+    func user(accessToken: String) async throws(ServerFailure) -> UserRecord
+    /// `PUT /user` with the access token as Bearer.
+    func updateUser(accessToken: String, _ changes: UserChanges) async throws(ServerFailure) -> UserRecord
     /// `POST /token?grant_type=refresh_token`.
     func refresh(refreshToken: String) async throws(ServerFailure) -> SessionGrant
     /// `POST /logout?scope=…` with the access token as Bearer.
     func signOut(accessToken: String, scope: SignOutScope) async throws(ServerFailure)
+    /// The `GET /authorize` URL a browser opens for a PKCE sign-in with `provider`.
+    func authorizeURL(provider: String, redirectTo: String, codeChallenge: String, scopes: String?) -> URL
     /// `GET /health`: whether the server answers, and its clock from the `Date` header (nil when absent).
     func health() async throws(ServerFailure) -> Date?
+}
+
+extension GoTrueAPI {
+    /// `POST /token?grant_type=password` with an email address.
+    public func signIn(email: String, password: String) async throws(ServerFailure) -> SessionGrant {
+        try await signIn(.password(.email(email), password: password))
+    }
 }
 
 /// Which sessions a sign-out ends on the server.

@@ -84,8 +84,10 @@ public struct SessionMachine: Sendable {
         return announce + failWaiting(.storeUnavailable(failure)) + [.armTimer(now.addingTimeInterval(delay))]
     }
 
-    /// A sign-in produced `newSession`; `request` is answered once it is stored.
-    public mutating func signedIn(_ newSession: Session, request: RequestID?, now: Date) -> [SessionAction] {
+    /// A sign-in produced `newSession`; `request` is answered once it is stored, and then
+    /// subscribers are told `event` (`signedIn`, or `passwordRecovery` after a recovery code).
+    public mutating func signedIn(_ newSession: Session, request: RequestID?, now: Date,
+                                  announcing event: SessionEvent = .signedIn) -> [SessionAction] {
         var actions: [SessionAction] = [.cancelTimer]
         if session != nil || pending != nil {
             actions += failWaiting(.notSignedIn(.replaced))
@@ -95,7 +97,7 @@ public struct SessionMachine: Sendable {
         clearStoreRetry()
         if let request { waiting.append((request, 0)) }
         loadInFlight = false
-        pending = (newSession, .signedIn)
+        pending = (newSession, event)
         phase = .persisting
         return actions + [.store(newSession, generation: generation)]
     }
@@ -182,12 +184,24 @@ public struct SessionMachine: Sendable {
             storeRetryAt = storeRetryAt?.addingTimeInterval(offset)
             lastFailureAt = lastFailureAt?.addingTimeInterval(offset)
             degraded?.retryAt.addTimeInterval(offset)
-            if phase == .signedIn, let session, !storeRetryInFlight, storeRetryAt == nil {
-                storeRetryInFlight = true
-                actions.append(.store(session, generation: generation))
-            }
+            actions += storeAgainIfIdle()
         }
         return actions + evaluate(now: now)
+    }
+
+    /// The server accepted changes to the user (`PUT /user`) and answered with `user`. The summary
+    /// kept with the session is replaced and stored; a user other than the session's is ignored
+    /// (the session changed while the request was out).
+    public mutating func userUpdated(_ user: UserSummary, now: Date) -> [SessionAction] {
+        var actions: [SessionAction] = []
+        if pending?.session.user.id == user.id { pending?.session.user = user }
+        if session?.user.id == user.id {
+            session?.user = user
+            actions += storeAgainIfIdle()
+        } else if pending?.session.user.id != user.id {
+            return []
+        }
+        return actions + [.emit(.userUpdated)]
     }
 
     /// A refresh started in `generation` returned `grant`.
@@ -318,6 +332,14 @@ public struct SessionMachine: Sendable {
         storeFailures += 1
         storeRetryAt = now.addingTimeInterval(policy.backoff(attempt: storeFailures, retryAfter: nil, random: random))
         return keyringFailure == nil ? [.emit(.keyringUnavailable(failure))] : []
+    }
+
+    /// Writes the served session again after it changed in place (dates shifted, user updated).
+    /// A refresh or a failing keyring will write it anyway, so only an idle signed-in session needs it.
+    private mutating func storeAgainIfIdle() -> [SessionAction] {
+        guard phase == .signedIn, let session, !storeRetryInFlight, storeRetryAt == nil else { return [] }
+        storeRetryInFlight = true
+        return [.store(session, generation: generation)]
     }
 
     private mutating func clearStoreRetry() {

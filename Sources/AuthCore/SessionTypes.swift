@@ -78,6 +78,10 @@ public enum SessionEvent: Sendable, Equatable {
     case initialSession(expired: Bool)
     /// A new session from a sign-in.
     case signedIn
+    /// A new session from a password recovery code: the app should ask for a new password.
+    case passwordRecovery
+    /// The user's details changed (`PUT /user`).
+    case userUpdated
     /// The session ended.
     case signedOut(SignOutReason)
     /// The access token was rotated.

@@ -5,7 +5,7 @@ import Foundation
 
 /// The handlers of every method in `Methods`.
 enum DaemonMethods {
-    static let capabilities = ["password", "events", "profiles"]
+    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user"]
 
     static func table(registry: ProfileRegistry) -> MethodTable {
         var table = MethodTable()
@@ -41,10 +41,9 @@ enum DaemonMethods {
             guard !parameters.email.isEmpty, !parameters.password.isEmpty else {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'email' and 'password' must not be empty")
             }
-            switch await driver.signIn(email: parameters.email, password: parameters.password) {
+            switch await driver.signIn(.password(.email(parameters.email), password: parameters.password)) {
             case .success: return await driver.status()
-            case .failure(.server(let failure)): throw signInError(failure)
-            case .failure(.replaced(let failure)): throw StatusMapper.error(failure)
+            case .failure(let failure): throw SignInErrorText.error(failure, method: .password)
             }
         }
 
@@ -73,24 +72,7 @@ enum DaemonMethods {
             })
         }
 
+        registerAccountMethods(&table, registry: registry)
         return table
-    }
-
-    /// Sign-in failures as the user should read them.
-    static func signInError(_ failure: ServerFailure) -> RPCErrorObject {
-        switch failure {
-        case .unreachable(let url, let detail):
-            return .application(.offline, "cannot reach \(url) (\(detail)); check the network and the profile's url")
-        case .http(_, "invalid_credentials", _, _), .http(400, "invalid_grant", _, _):
-            return .application(.invalidCredentials, "wrong email or password")
-        case .http(_, "email_not_confirmed", _, _):
-            return .application(.signInRejected, "the email address is not confirmed yet: follow the link or code sent to it")
-        case .http(let status, let code, let message, _):
-            if status == 429 { return .application(.rateLimited, "too many sign-in attempts; wait a little and try again") }
-            if status >= 500 { return .application(.serverError, "the server failed (\(message)); try again later") }
-            return .application(.signInRejected, "sign-in refused: \(message)\(code.map { " (\($0))" } ?? "")")
-        case .invalidResponse(let detail):
-            return .application(.serverError, "unexpected answer from the server: \(detail)")
-        }
     }
 }

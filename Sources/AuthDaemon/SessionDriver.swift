@@ -27,11 +27,14 @@ public actor SessionDriver: Service {
     private var nextRequest: UInt64 = 0
     private var subscribers: [UInt64: @Sendable (AuthEventMessage) -> Void] = [:]
     private var loadWaiters: [CheckedContinuation<Void, Never>] = []
+    private var flows = OAuthFlowBook()
+    private var flowWaiters: [String: [CheckedContinuation<Result<Void, SignInFailure>, Never>]] = [:]
 
     private enum Job: Sendable {
         case refresh(refreshToken: String, generation: UInt64)
         case timerFired
         case loadStore
+        case expireFlow(String, after: TimeInterval)
     }
     private enum KeyringJob: Sendable {
         case store(Session, generation: UInt64)
@@ -84,6 +87,11 @@ public actor SessionDriver: Service {
                     group.addTask { await self.refresh(refreshToken, generation: generation) }
                 case .loadStore:
                     group.addTask { await self.loadStoredSession() }
+                case .expireFlow(let flowID, let delay):
+                    group.addTask {
+                        try? await Task.sleep(for: .seconds(max(0, delay)))
+                        await self.expireFlow(flowID)
+                    }
                 }
             }
             keyringSink.finish()
@@ -108,21 +116,123 @@ public actor SessionDriver: Service {
         }
     }
 
-    /// Signs in with email and password; returns once the new session is in the keyring (or in
-    /// memory, if the keyring refused it).
-    public func signIn(email: String, password: String) async -> Result<Void, SignInFailure> {
+    /// Signs in with `credential`; returns once the new session is in the keyring (or in memory,
+    /// if the keyring refused it). Subscribers are told `event` (`SIGNED_IN`, or
+    /// `PASSWORD_RECOVERY` for a recovery code). A refused sign-in leaves the current session alone.
+    public func signIn(_ credential: SignInCredential, announcing event: SessionEvent = .signedIn) async -> Result<Void, SignInFailure> {
         let grant: SessionGrant
         do {
-            grant = try await api.signIn(email: email, password: password)
+            grant = try await api.signIn(credential)
         } catch {
-            logger.info("sign-in refused", metadata: ["error": "\(error.localizedDescription)"])
+            logger.info("sign-in refused", metadata: ["sign_in.method": "\(credential)", "error": "\(error.localizedDescription)"])
             return .failure(.server(error))
         }
+        return await adopt(grant, announcing: event)
+    }
+
+    /// Creates an account. When the project confirms automatically the new session is adopted
+    /// as by a sign-in; otherwise nothing changes here until the emailed code is verified.
+    public func signUp(_ request: SignUpRequest) async -> Result<SignUpOutcome, SignInFailure> {
+        let outcome: SignUpOutcome
+        do { outcome = try await api.signUp(request) } catch {
+            logger.info("sign-up refused", metadata: ["error": "\(error.localizedDescription)"])
+            return .failure(.server(error))
+        }
+        guard case .signedIn(let grant) = outcome else {
+            logger.info("sign-up needs confirmation")
+            return .success(outcome)
+        }
+        return await adopt(grant, announcing: .signedIn).map { outcome }
+    }
+
+    /// Asks the server to send a one-time code. Holds no state: the code comes back through `signIn`.
+    public func sendCode(_ request: CodeRequest) async -> Result<Void, ServerFailure> {
+        do {
+            try await api.sendCode(request)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The signed-in user as the server describes it.
+    public func user() async -> Result<UserRecord, AccountFailure> {
+        await withFreshToken { token throws(ServerFailure) in try await self.api.user(accessToken: token) }
+    }
+
+    /// Changes the signed-in user; the summary kept with the session follows and subscribers
+    /// are told `USER_UPDATED`.
+    public func updateUser(_ changes: UserChanges) async -> Result<UserRecord, AccountFailure> {
+        let result = await withFreshToken { token throws(ServerFailure) in try await self.api.updateUser(accessToken: token, changes) }
+        if case .success(let record) = result {
+            logger.info("user updated", metadata: ["user.changed": "\(changes)"])
+            apply(machine.userUpdated(record.summary, now: clock.now()))
+        }
+        return result
+    }
+
+    // MARK: Browser sign-in (PKCE)
+
+    /// Starts a browser sign-in: keeps a new code verifier and answers the URL to open.
+    public func beginBrowserSignIn(provider: String, redirectTo: String, scopes: String?) -> (flow: OAuthFlow, url: URL) {
+        let flow = OAuthFlow(id: PKCE.makeFlowID(), provider: provider, redirectTo: redirectTo,
+                             codeVerifier: PKCE.makeVerifier(), startedAt: clock.now())
+        flows.start(flow, now: clock.now())
+        logger.info("browser sign-in started", metadata: ["oauth.provider": "\(provider)", "oauth.flow": "\(flow.id)"])
+        let url = api.authorizeURL(provider: provider, redirectTo: redirectTo,
+                                   codeChallenge: PKCE.challenge(for: flow.codeVerifier), scopes: scopes)
+        return (flow, url)
+    }
+
+    /// Completes a browser sign-in with the URL the browser was sent back to, and answers
+    /// whoever waits for that flow (`waitForBrowserSignIn`) the same way.
+    public func completeBrowserSignIn(callback: URL, flowID: String?) async -> Result<Void, SignInFailure> {
+        let result: Result<Void, SignInFailure>
+        var completed: String?
+        switch flows.complete(callback: callback, flowID: flowID, now: clock.now()) {
+        case .failure(let failure):
+            logger.info("browser sign-in failed", metadata: ["error": "\(failure)"])
+            if let flowID { finishFlowWaiters(flowID, with: .failure(.flow(failure))) }
+            return .failure(.flow(failure))
+        case .success(let match):
+            completed = match.flow.id
+            result = await signIn(.authorizationCode(code: match.code, codeVerifier: match.flow.codeVerifier))
+        }
+        if let completed { finishFlowWaiters(completed, with: result) }
+        return result
+    }
+
+    /// Waits until the flow is completed through `completeBrowserSignIn` (an `authctl open-url`
+    /// for a custom-scheme redirect), or until it expires.
+    public func waitForBrowserSignIn(_ flowID: String) async -> Result<Void, SignInFailure> {
+        guard let flow = flows.pending(now: clock.now()).first(where: { $0.id == flowID }) else {
+            return .failure(.flow(.noPendingFlow(flowID)))
+        }
+        let remaining = OAuthFlowBook.lifetime - clock.now().timeIntervalSince(flow.startedAt)
+        jobSink.yield(.expireFlow(flowID, after: remaining))
+        return await withCheckedContinuation { flowWaiters[flowID, default: []].append($0) }
+    }
+
+    /// Ends a flow whose time is up; a flow completed meanwhile has no waiters left, so this is then a no-op.
+    private func expireFlow(_ flowID: String) {
+        guard flowWaiters[flowID] != nil else { return }
+        flows.cancel(flowID)
+        finishFlowWaiters(flowID, with: .failure(.flow(.expired)))
+    }
+
+    private func finishFlowWaiters(_ flowID: String, with result: Result<Void, SignInFailure>) {
+        for waiter in flowWaiters.removeValue(forKey: flowID) ?? [] { waiter.resume(returning: result) }
+    }
+
+    // MARK: Sessions
+
+    /// Feeds a new session to the machine and waits until it is stored and served.
+    private func adopt(_ grant: SessionGrant, announcing event: SessionEvent) async -> Result<Void, SignInFailure> {
         let id = makeRequestID()
         let now = clock.now()
         let answer = await withCheckedContinuation { continuation in
             answers[id] = continuation
-            apply(machine.signedIn(Session(grant: grant, receivedAt: now), request: id, now: now))
+            apply(machine.signedIn(Session(grant: grant, receivedAt: now), request: id, now: now, announcing: event))
         }
         switch answer {
         case .success:
@@ -131,6 +241,15 @@ public actor SessionDriver: Service {
         case .failure(let failure):
             logger.info("sign-in overtaken by another sign-in or a sign-out")
             return .failure(.replaced(failure))
+        }
+    }
+
+    /// Runs `call` with an access token valid for at least 30 s more.
+    private func withFreshToken<T: Sendable>(_ call: @Sendable (String) async throws(ServerFailure) -> T) async -> Result<T, AccountFailure> {
+        switch await token(validFor: 30) {
+        case .failure(let failure): return .failure(.session(failure))
+        case .success(let token):
+            do { return .success(try await call(token.accessToken)) } catch { return .failure(.server(error)) }
         }
     }
 
@@ -312,4 +431,14 @@ public enum SignInFailure: Error, Sendable {
     case server(ServerFailure)
     /// Another sign-in or a sign-out overtook this one.
     case replaced(TokenFailure)
+    /// A browser sign-in's redirect did not match a flow, or carried the provider's error.
+    case flow(OAuthFlowFailure)
+}
+
+/// Why a call on the signed-in user's behalf failed.
+public enum AccountFailure: Error, Sendable {
+    /// There is no usable session (signed out, or the token could not be refreshed).
+    case session(TokenFailure)
+    /// The server refused or could not be reached.
+    case server(ServerFailure)
 }

@@ -42,6 +42,10 @@ enum StatusMapper {
             return AuthEventMessage(event: "INITIAL_SESSION", profile: profile, status: status, expired: expired)
         case .signedIn:
             return AuthEventMessage(event: "SIGNED_IN", profile: profile, status: status)
+        case .passwordRecovery:
+            return AuthEventMessage(event: "PASSWORD_RECOVERY", profile: profile, status: status)
+        case .userUpdated:
+            return AuthEventMessage(event: "USER_UPDATED", profile: profile, status: status)
         case .signedOut(let reason):
             return AuthEventMessage(event: "SIGNED_OUT", profile: profile, status: status, reason: reason.code)
         case .tokenRefreshed:

@@ -110,6 +110,16 @@ public enum ErrorReason: String, Sendable, Codable, CaseIterable {
     case minValidityTooLong = "min_validity_too_long"
     /// The named profile does not exist.
     case unknownProfile = "unknown_profile"
+    /// A one-time code was wrong, expired or already used.
+    case codeRejected = "code_rejected"
+    /// An ID token was refused (signature, audience, nonce, expiry).
+    case idTokenRejected = "id_token_rejected"
+    /// A browser sign-in failed: the provider refused, or the code or verifier did not match.
+    case oauthFailed = "oauth_failed"
+    /// A browser sign-in was not completed in time.
+    case flowExpired = "flow_expired"
+    /// The server refused a change to the user (the message says why).
+    case requestRejected = "request_rejected"
 }
 
 /// Any inbound line after the envelope was checked: the method name and the raw line to decode params from.

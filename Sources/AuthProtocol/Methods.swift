@@ -15,6 +15,8 @@ public enum Methods {
     /// Every method, for checking that each one has a handler.
     public static let allNames: [String] = [
         Hello.name, Status.name, Token.name, SignInWithPassword.name, SignOut.name, Subscribe.name, CheckServer.name,
+        SignUp.name, SendCode.name, VerifyCode.name, SignInWithIdToken.name, MakeNonce.name,
+        OAuthBegin.name, OAuthComplete.name, OAuthWait.name, GetUser.name, UpdateUser.name,
     ]
 
     /// `hello`: the version handshake.

@@ -84,7 +84,8 @@ public struct AuthEventMessage: Codable, Sendable, Equatable {
     /// The notification method name for events.
     public static let method = "event"
 
-    /// `INITIAL_SESSION`, `SIGNED_IN`, `SIGNED_OUT`, `TOKEN_REFRESHED`, `REFRESHING`,
+    /// `INITIAL_SESSION`, `SIGNED_IN`, `SIGNED_OUT`, `TOKEN_REFRESHED`, `USER_UPDATED`,
+    /// `PASSWORD_RECOVERY`, `REFRESHING`,
     /// `REFRESH_FAILING`, `KEYRING_UNAVAILABLE` or `KEYRING_AVAILABLE`. Clients must ignore names
     /// they do not know.
     public var event: String

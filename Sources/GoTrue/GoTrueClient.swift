@@ -30,10 +30,73 @@ public struct GoTrueClient: GoTrueAPI {
         self.session = URLSession(configuration: configuration)
     }
 
-    /// `POST /token?grant_type=password`.
-    public func signIn(email: String, password: String) async throws(ServerFailure) -> SessionGrant {
-        let body = try encode(["email": email, "password": password])
-        return try decodeGrant(try await send("POST", "token", query: "grant_type=password", body: body))
+    /// `POST /token` (password, id_token, pkce) or `POST /verify` (one-time code).
+    public func signIn(_ credential: SignInCredential) async throws(ServerFailure) -> SessionGrant {
+        switch credential {
+        case .password(let address, let password):
+            let body = try encode([address.field: address.value, "password": password])
+            return try decodeGrant(try await send("POST", "token", query: "grant_type=password", body: body))
+        case .oneTimeCode(let address, let code, let type):
+            let body = try encode([address.field: address.value, "token": code, "type": type.rawValue])
+            return try decodeGrant(try await send("POST", "verify", query: nil, body: body))
+        case .idToken(let provider, let idToken, let accessToken, let nonce):
+            var fields: [String: Any] = ["provider": provider, "id_token": idToken]
+            fields["access_token"] = accessToken
+            fields["nonce"] = nonce
+            return try decodeGrant(try await send("POST", "token", query: "grant_type=id_token", body: try encode(fields)))
+        case .authorizationCode(let code, let verifier):
+            let body = try encode(["auth_code": code, "code_verifier": verifier])
+            return try decodeGrant(try await send("POST", "token", query: "grant_type=pkce", body: body))
+        }
+    }
+
+    /// `POST /signup`: a session when the project confirms automatically, else the bare user.
+    public func signUp(_ request: SignUpRequest) async throws(ServerFailure) -> SignUpOutcome {
+        var fields: [String: Any] = [request.address.field: request.address.value, "password": request.password]
+        if let metadata = request.metadata { fields["data"] = try jsonObject(metadata) }
+        let data = try await send("POST", "signup", query: nil, body: try encode(fields))
+        if let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], object["access_token"] != nil {
+            return .signedIn(try decodeGrant(data))
+        }
+        return .confirmationSent(try decodeUser(data).summary)
+    }
+
+    /// `POST /otp` (sign-in code, creating the user when asked) or `POST /recover`.
+    public func sendCode(_ request: CodeRequest) async throws(ServerFailure) {
+        switch request {
+        case .signIn(let address, let createUser):
+            _ = try await send("POST", "otp", query: nil, body: try encode([address.field: address.value, "create_user": createUser]))
+        case .recovery(let email):
+            _ = try await send("POST", "recover", query: nil, body: try encode(["email": email]))
+        }
+    }
+
+    /// `GET /user`.
+    public func user(accessToken: String) async throws(ServerFailure) -> UserRecord {
+        try decodeUser(try await send("GET", "user", query: nil, body: nil, bearer: accessToken))
+    }
+
+    /// `PUT /user`.
+    public func updateUser(accessToken: String, _ changes: UserChanges) async throws(ServerFailure) -> UserRecord {
+        var fields: [String: Any] = [:]
+        fields["email"] = changes.email
+        fields["phone"] = changes.phone
+        fields["password"] = changes.password
+        if let metadata = changes.metadata { fields["data"] = try jsonObject(metadata) }
+        return try decodeUser(try await send("PUT", "user", query: nil, body: try encode(fields), bearer: accessToken))
+    }
+
+    /// `GET /authorize` for a browser: the provider, where to come back, and the PKCE challenge.
+    public func authorizeURL(provider: String, redirectTo: String, codeChallenge: String, scopes: String?) -> URL {
+        var components = URLComponents(url: authURL.appendingPathComponent("authorize"), resolvingAgainstBaseURL: false)!
+        var items = [URLQueryItem(name: "provider", value: provider), URLQueryItem(name: "redirect_to", value: redirectTo),
+                     URLQueryItem(name: "code_challenge", value: codeChallenge), URLQueryItem(name: "code_challenge_method", value: "s256")]
+        if let scopes { items.append(URLQueryItem(name: "scopes", value: scopes)) }
+        components.queryItems = items
+        // URLComponents leaves `:` and `/` of the nested URL alone; GoTrue decodes either form, but
+        // `+` would read as a space, so encode it.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        return components.url!
     }
 
     /// `POST /token?grant_type=refresh_token`.
@@ -60,7 +123,13 @@ public struct GoTrueClient: GoTrueAPI {
 
     // MARK: Plumbing
 
-    private func encode(_ object: [String: String]) throws(ServerFailure) -> Data {
+    private func jsonObject(_ data: Data) throws(ServerFailure) -> Any {
+        do { return try JSONSerialization.jsonObject(with: data) } catch {
+            throw .invalidResponse(detail: "user data is not JSON")
+        }
+    }
+
+    private func encode(_ object: [String: Any]) throws(ServerFailure) -> Data {
         do { return try JSONSerialization.data(withJSONObject: object) } catch {
             throw .invalidResponse(detail: "request could not be encoded")
         }
@@ -114,6 +183,13 @@ public struct GoTrueClient: GoTrueAPI {
         } catch {
             throw .invalidResponse(detail: "the session in the answer is incomplete")
         }
+    }
+
+    private func decodeUser(_ data: Data) throws(ServerFailure) -> UserRecord {
+        guard let user = try? JSONDecoder().decode(WireUser.self, from: data) else {
+            throw .invalidResponse(detail: "the user in the answer is incomplete")
+        }
+        return UserRecord(summary: UserSummary(id: user.id, email: Self.nonEmpty(user.email), phone: Self.nonEmpty(user.phone)), json: data)
     }
 
     private static func nonEmpty(_ string: String?) -> String? {

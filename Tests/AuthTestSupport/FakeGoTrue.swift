@@ -14,6 +14,8 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var signOutCalls: [SignOutScope] = []
         var refreshDelay: Duration = .zero
         var serverClock: Result<Date?, ServerFailure> = .success(nil)
+        var codesSent: [CodeRequest] = []
+        var email = "a@example.com"
     }
     private let state = Mutex(State())
 
@@ -38,17 +40,53 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         state.withLock { state in
             state.counter += 1
             return SessionGrant(accessToken: "access-\(state.counter)", refreshToken: "refresh-\(state.counter)",
-                                expiresIn: state.lifetime, user: UserSummary(id: "user-1", email: "a@example.com"))
+                                expiresIn: state.lifetime, user: UserSummary(id: "user-1", email: state.email))
         }
     }
 
-    /// Accepts `a@example.com` with the configured password.
-    public func signIn(email: String, password: String) async throws(ServerFailure) -> SessionGrant {
-        let ok = state.withLock { $0.password == password }
-        guard ok, email == "a@example.com" else {
+    /// Accepts `a@example.com` with the configured password, the one-time code `123456`, the ID
+    /// token `good-id-token` and any authorization code with the verifier `good-verifier`.
+    public func signIn(_ credential: SignInCredential) async throws(ServerFailure) -> SessionGrant {
+        let accepted: Bool
+        switch credential {
+        case .password(let address, let password):
+            accepted = state.withLock { $0.password == password } && address == .email("a@example.com")
+        case .oneTimeCode(_, let code, _): accepted = code == "123456"
+        case .idToken(_, let idToken, _, _): accepted = idToken == "good-id-token"
+        case .authorizationCode(_, let verifier): accepted = verifier == "good-verifier"
+        }
+        guard accepted else {
             throw .http(status: 400, code: "invalid_credentials", message: "Invalid login credentials", retryAfter: nil)
         }
         return grant()
+    }
+
+    /// Signs up and in at once (an auto-confirming project).
+    public func signUp(_ request: SignUpRequest) async throws(ServerFailure) -> SignUpOutcome { .signedIn(grant()) }
+
+    /// Records the request.
+    public func sendCode(_ request: CodeRequest) async throws(ServerFailure) {
+        state.withLock { $0.codesSent.append(request) }
+    }
+
+    /// The codes asked for, in order.
+    public var codesSent: [CodeRequest] { state.withLock { $0.codesSent } }
+
+    /// The user behind every token.
+    public func user(accessToken: String) async throws(ServerFailure) -> UserRecord {
+        let email = state.withLock { $0.email }
+        return UserRecord(summary: UserSummary(id: "user-1", email: email), json: Data(#"{"id":"user-1"}"#.utf8))
+    }
+
+    /// Applies an email change at once.
+    public func updateUser(accessToken: String, _ changes: UserChanges) async throws(ServerFailure) -> UserRecord {
+        if let email = changes.email { state.withLock { $0.email = email } }
+        return try await user(accessToken: accessToken)
+    }
+
+    /// A fixed URL with the challenge in it.
+    public func authorizeURL(provider: String, redirectTo: String, codeChallenge: String, scopes: String?) -> URL {
+        URL(string: "https://example.invalid/authorize?provider=\(provider)&code_challenge=\(codeChallenge)")!
     }
 
     /// Rotates, or fails with the next scripted failure.

@@ -1,0 +1,145 @@
+import Foundation
+
+/// Where a one-time code is sent and whom it identifies: an email address or a phone number.
+public enum ContactAddress: Sendable, Equatable, CustomStringConvertible {
+    /// An email address.
+    case email(String)
+    /// A phone number in E.164 form (`+15551234567`).
+    case phone(String)
+
+    /// The address itself.
+    public var value: String {
+        switch self {
+        case .email(let address), .phone(let address): return address
+        }
+    }
+
+    /// The JSON field GoTrue expects the address in: `email` or `phone`.
+    public var field: String {
+        switch self {
+        case .email: return "email"
+        case .phone: return "phone"
+        }
+    }
+
+    /// The address, for messages (it is the user's own, not a secret).
+    public var description: String { value }
+}
+
+/// What a one-time code was sent for, as `POST /verify` names it.
+public enum OTPType: String, Sendable, Equatable, CaseIterable {
+    /// A sign-in code or magic link sent by email (also confirms a sign-up).
+    case email
+    /// A sign-in code sent by SMS.
+    case sms
+    /// The confirmation of a sign-up.
+    case signup
+    /// A magic link's code.
+    case magiclink
+    /// A password recovery code: signs in so the password can be changed.
+    case recovery
+    /// The confirmation of a new email address.
+    case emailChange = "email_change"
+    /// The confirmation of a new phone number.
+    case phoneChange = "phone_change"
+}
+
+/// A way to obtain a session from GoTrue's `/token` or `/verify`. The description is redacted.
+public enum SignInCredential: Sendable, Equatable, CustomStringConvertible {
+    /// `grant_type=password` with an email or phone.
+    case password(ContactAddress, password: String)
+    /// `POST /verify` with a one-time code.
+    case oneTimeCode(ContactAddress, code: String, type: OTPType)
+    /// `grant_type=id_token`: an OpenID Connect ID token from Google, Apple, … The nonce is the
+    /// raw one (GoTrue compares its SHA-256 hex with the token's `nonce` claim).
+    case idToken(provider: String, idToken: String, accessToken: String?, nonce: String?)
+    /// `grant_type=pkce`: the code from a browser redirect and the verifier kept since `/authorize`.
+    case authorizationCode(code: String, codeVerifier: String)
+
+    /// The kind of credential, never its secret parts.
+    public var description: String {
+        switch self {
+        case .password(let address, _): return "password(\(address.field))"
+        case .oneTimeCode(let address, _, let type): return "oneTimeCode(\(address.field), \(type.rawValue))"
+        case .idToken(let provider, _, _, _): return "idToken(\(provider))"
+        case .authorizationCode: return "authorizationCode"
+        }
+    }
+}
+
+/// A sign-up request (`POST /signup`).
+public struct SignUpRequest: Sendable, Equatable {
+    /// The new account's email or phone.
+    public var address: ContactAddress
+    /// Its password.
+    public var password: String
+    /// Initial `user_metadata`, as a JSON object.
+    public var metadata: Data?
+
+    /// Creates a sign-up request.
+    public init(address: ContactAddress, password: String, metadata: Data? = nil) {
+        self.address = address
+        self.password = password
+        self.metadata = metadata
+    }
+}
+
+/// What `POST /signup` gave back.
+public enum SignUpOutcome: Sendable, Equatable {
+    /// The project confirms automatically: a session.
+    case signedIn(SessionGrant)
+    /// The project requires confirmation: a code or link was sent to the address.
+    case confirmationSent(UserSummary)
+}
+
+/// A one-time code to send (`POST /otp` or `POST /recover`).
+public enum CodeRequest: Sendable, Equatable {
+    /// A sign-in code (magic link / OTP) by email or SMS; `createUser` signs up unknown addresses.
+    case signIn(ContactAddress, createUser: Bool)
+    /// A password recovery code by email.
+    case recovery(email: String)
+}
+
+/// The user as GoTrue describes it: the raw JSON object (handed to clients as is) and the summary
+/// authd keeps.
+public struct UserRecord: Sendable, Equatable {
+    /// The summary kept with the session.
+    public var summary: UserSummary
+    /// The server's user object, as JSON.
+    public var json: Data
+
+    /// Creates a record.
+    public init(summary: UserSummary, json: Data) {
+        self.summary = summary
+        self.json = json
+    }
+}
+
+/// Changes to the signed-in user (`PUT /user`). Nil fields are left alone.
+public struct UserChanges: Sendable, Equatable, CustomStringConvertible {
+    /// A new email address (confirmed by a code unless the project confirms automatically).
+    public var email: String?
+    /// A new phone number.
+    public var phone: String?
+    /// A new password.
+    public var password: String?
+    /// Keys to merge into `user_metadata`, as a JSON object.
+    public var metadata: Data?
+
+    /// Creates a change set.
+    public init(email: String? = nil, phone: String? = nil, password: String? = nil, metadata: Data? = nil) {
+        self.email = email
+        self.phone = phone
+        self.password = password
+        self.metadata = metadata
+    }
+
+    /// Whether nothing would change.
+    public var isEmpty: Bool { email == nil && phone == nil && password == nil && metadata == nil }
+
+    /// Which fields change, never the password.
+    public var description: String {
+        [email.map { _ in "email" }, phone.map { _ in "phone" }, password.map { _ in "password" }, metadata.map { _ in "data" }]
+            .compactMap { $0 }.joined(separator: ",")
+    }
+}

@@ -1,0 +1,158 @@
+import AuthCore
+import AuthProtocol
+import Foundation
+
+/// Handlers of the sign-in methods beyond the password and of the user's record (`AccountMethods`).
+extension DaemonMethods {
+    static func registerAccountMethods(_ table: inout MethodTable, registry: ProfileRegistry) {
+        table.register(Methods.SignUp.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            let address = try contactAddress(email: parameters.email, phone: parameters.phone)
+            guard !parameters.password.isEmpty else { throw invalidParams("'password' must not be empty") }
+            let request = SignUpRequest(address: address, password: parameters.password, metadata: try encodeMetadata(parameters.data))
+            switch await driver.signUp(request) {
+            case .success(.confirmationSent):
+                return .init(status: await driver.status(), confirmationSent: true, sentTo: address.value)
+            case .success(.signedIn):
+                return .init(status: await driver.status(), confirmationSent: false)
+            case .failure(let failure):
+                throw SignInErrorText.error(failure, method: .signUp)
+            }
+        }
+
+        table.register(Methods.SendCode.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            let address = try contactAddress(email: parameters.email, phone: parameters.phone)
+            let request: CodeRequest
+            switch parameters.purpose ?? "sign_in" {
+            case "sign_in": request = .signIn(address, createUser: parameters.createUser ?? false)
+            case "recovery":
+                guard case .email(let email) = address else { throw invalidParams("password recovery needs an 'email'") }
+                request = .recovery(email: email)
+            default: throw invalidParams("'purpose' must be sign_in or recovery")
+            }
+            switch await driver.sendCode(request) {
+            case .success: return .init(sentTo: address.value, channel: address.field == "email" ? "email" : "sms")
+            case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
+            }
+        }
+
+        table.register(Methods.VerifyCode.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            let address = try contactAddress(email: parameters.email, phone: parameters.phone)
+            let code = parameters.code.trimmingCharacters(in: .whitespaces)
+            guard !code.isEmpty, code.count <= 256 else { throw invalidParams("'code' must be the code that was sent") }
+            let defaultType: OTPType = address.field == "email" ? .email : .sms
+            guard let type = parameters.type.map(OTPType.init(rawValue:)) ?? defaultType else {
+                throw invalidParams("'type' must be one of \(OTPType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let event: SessionEvent = type == .recovery ? .passwordRecovery : .signedIn
+            switch await driver.signIn(.oneTimeCode(address, code: code, type: type), announcing: event) {
+            case .success: return await driver.status()
+            case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
+            }
+        }
+
+        table.register(Methods.SignInWithIdToken.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            guard isProviderName(parameters.provider) else { throw invalidParams("'provider' must be a provider name such as google or apple") }
+            guard !parameters.idToken.isEmpty else { throw invalidParams("'id_token' must not be empty") }
+            let credential = SignInCredential.idToken(provider: parameters.provider, idToken: parameters.idToken,
+                                                      accessToken: parameters.accessToken, nonce: parameters.nonce)
+            switch await driver.signIn(credential) {
+            case .success: return await driver.status()
+            case .failure(let failure): throw SignInErrorText.error(failure, method: .idToken)
+            }
+        }
+
+        table.register(Methods.MakeNonce.self) { _, _ in
+            let nonce = PKCE.makeNonce()
+            return .init(nonce: nonce.raw, nonceSHA256: nonce.sha256Hex)
+        }
+
+        table.register(Methods.OAuthBegin.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            guard isProviderName(parameters.provider) else { throw invalidParams("'provider' must be a provider name such as google or github") }
+            guard let redirect = URL(string: parameters.redirectTo), let scheme = redirect.scheme, !scheme.isEmpty else {
+                throw invalidParams("'redirect_to' must be an absolute URL (http://127.0.0.1:PORT/… or an app's custom scheme)")
+            }
+            if scheme.lowercased() == "http", !isLoopback(redirect.host) {
+                throw invalidParams("an http:// 'redirect_to' must be a loopback address such as http://127.0.0.1:PORT/callback")
+            }
+            let started = await driver.beginBrowserSignIn(provider: parameters.provider, redirectTo: parameters.redirectTo, scopes: parameters.scopes)
+            return .init(flowID: started.flow.id, url: started.url.absoluteString, expiresIn: Int(OAuthFlowBook.lifetime))
+        }
+
+        table.register(Methods.OAuthComplete.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            guard let callback = URL(string: parameters.callbackURL), callback.scheme != nil else {
+                throw invalidParams("'callback_url' must be the full URL the browser was sent to")
+            }
+            switch await driver.completeBrowserSignIn(callback: callback, flowID: parameters.flowID) {
+            case .success: return await driver.status()
+            case .failure(let failure): throw SignInErrorText.error(failure, method: .browser)
+            }
+        }
+
+        table.register(Methods.OAuthWait.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            switch await driver.waitForBrowserSignIn(parameters.flowID) {
+            case .success: return await driver.status()
+            case .failure(let failure): throw SignInErrorText.error(failure, method: .browser)
+            }
+        }
+
+        table.register(Methods.GetUser.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            switch await driver.user() {
+            case .success(let record): return UserResult(profile: driver.profile, user: try userJSON(record))
+            case .failure(let failure): throw SignInErrorText.error(failure)
+            }
+        }
+
+        table.register(Methods.UpdateUser.self) { parameters, _ throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            let changes = UserChanges(email: parameters.email, phone: parameters.phone, password: parameters.password,
+                                      metadata: try encodeMetadata(parameters.data))
+            guard !changes.isEmpty else { throw invalidParams("nothing to change: give 'email', 'phone', 'password' or 'data'") }
+            if let password = changes.password, password.isEmpty { throw invalidParams("'password' must not be empty") }
+            switch await driver.updateUser(changes) {
+            case .success(let record): return UserResult(profile: driver.profile, user: try userJSON(record))
+            case .failure(let failure): throw SignInErrorText.error(failure)
+            }
+        }
+    }
+
+    private static func invalidParams(_ detail: String) -> RPCErrorObject {
+        RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: \(detail)")
+    }
+
+    /// Exactly one of `email` and `phone`.
+    private static func contactAddress(email: String?, phone: String?) throws(RPCErrorObject) -> ContactAddress {
+        switch (email?.trimmingCharacters(in: .whitespaces), phone?.trimmingCharacters(in: .whitespaces)) {
+        case (let email?, nil) where !email.isEmpty: return .email(email)
+        case (nil, let phone?) where !phone.isEmpty: return .phone(phone)
+        default: throw invalidParams("give either 'email' or 'phone'")
+        }
+    }
+
+    private static func encodeMetadata(_ data: [String: JSONValue]?) throws(RPCErrorObject) -> Data? {
+        guard let data else { return nil }
+        do { return try JSONEncoder().encode(data) } catch { throw invalidParams("'data' could not be encoded") }
+    }
+
+    private static func userJSON(_ record: UserRecord) throws(RPCErrorObject) -> JSONValue {
+        do { return try JSONDecoder().decode(JSONValue.self, from: record.json) } catch {
+            throw .application(.serverError, "the server's user object is not JSON")
+        }
+    }
+
+    private static func isProviderName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
+    }
+
+    private static func isLoopback(_ host: String?) -> Bool {
+        guard let host = host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else { return false }
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

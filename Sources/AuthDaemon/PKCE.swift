@@ -1,0 +1,35 @@
+import Crypto
+import Foundation
+
+/// The random values of browser and ID-token sign-ins: PKCE verifiers and challenges (RFC 7636),
+/// nonces, flow ids. All from the system's CSPRNG (`getrandom`).
+enum PKCE {
+    private static let unreserved = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// A 64-character code verifier from the unreserved alphabet (RFC 7636 allows 43–128).
+    static func makeVerifier() -> String { randomString(length: 64) }
+
+    /// The S256 challenge: base64url without padding of the verifier's SHA-256.
+    static func challenge(for verifier: String) -> String {
+        base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
+    }
+
+    /// A raw nonce and the lower-case hex SHA-256 that Apple and Google put in the ID token.
+    static func makeNonce() -> (raw: String, sha256Hex: String) {
+        let raw = randomString(length: 43)
+        return (raw, SHA256.hash(data: Data(raw.utf8)).map { String(format: "%02x", $0) }.joined())
+    }
+
+    /// An identifier for a pending flow.
+    static func makeFlowID() -> String { randomString(length: 16) }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    private static func randomString(length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in unreserved[Int(generator.next(upperBound: UInt(unreserved.count)))] })
+    }
+}

@@ -1,0 +1,120 @@
+import AuthCore
+import AuthProtocol
+import Foundation
+
+/// Turns GoTrue's refusals into errors that say what happened and what to do, by sign-in method.
+/// Messages quote the server's text and the user's own address, never a password, code or token.
+enum SignInErrorText {
+    /// How the user tried to sign in, which decides how a refusal reads.
+    enum Method {
+        case password, signUp, code, idToken, browser
+    }
+
+    static func error(_ failure: SignInFailure, method: Method) -> RPCErrorObject {
+        switch failure {
+        case .server(let failure): return error(failure, method: method)
+        case .replaced(let failure): return StatusMapper.error(failure)
+        case .flow(let failure): return error(failure)
+        }
+    }
+
+    static func error(_ failure: AccountFailure) -> RPCErrorObject {
+        switch failure {
+        case .session(let failure): return StatusMapper.error(failure)
+        case .server(let failure):
+            if let common = transportError(failure) { return common }
+            guard case .http(_, let code, let message, _) = failure else { return .application(.serverError, failure.localizedDescription) }
+            switch code {
+            case "weak_password": return .application(.requestRejected, "the new password is too weak: \(message)")
+            case "same_password": return .application(.requestRejected, "the new password must differ from the current one")
+            case "email_exists": return .application(.requestRejected, "another account already uses that email address")
+            case "phone_exists": return .application(.requestRejected, "another account already uses that phone number")
+            case "reauthentication_needed":
+                return .application(.requestRejected, "the project requires a recent sign-in to change the password: sign in again and retry")
+            default: return .application(.requestRejected, "the server refused the change: \(message)\(code.map { " (\($0))" } ?? "")")
+            }
+        }
+    }
+
+    static func error(_ failure: OAuthFlowFailure) -> RPCErrorObject {
+        switch failure {
+        case .noPendingFlow(let address):
+            return .application(.oauthFailed, "no browser sign-in is waiting for \(address.prefix(200)): start one with 'authctl login --provider NAME'")
+        case .expired:
+            return .application(.flowExpired, "the browser sign-in was not completed within \(Int(OAuthFlowBook.lifetime / 60)) minutes: run the command again")
+        case .provider(let error, let code, let description):
+            let detail = (description ?? error).prefix(300)
+            if error == "access_denied" || code == "access_denied" {
+                return .application(.oauthFailed, "the sign-in was cancelled or denied at the provider (\(detail))")
+            }
+            return .application(.oauthFailed, "the provider refused the sign-in: \(detail) (\((code ?? error).prefix(64)))")
+        case .malformedCallback(let detail):
+            return .application(.oauthFailed, "the browser came back without a sign-in code: \(detail)")
+        }
+    }
+
+    static func error(_ failure: ServerFailure, method: Method) -> RPCErrorObject {
+        if let common = transportError(failure) { return common }
+        guard case .http(let status, let code, let message, _) = failure else {
+            return .application(.serverError, failure.localizedDescription)
+        }
+        switch (method, code) {
+        case (.password, "invalid_credentials"), (.password, "invalid_grant"):
+            return .application(.invalidCredentials, "wrong email or password")
+        case (_, "email_not_confirmed"):
+            return .application(.signInRejected, "the email address is not confirmed yet: enter the code sent to it with 'authctl verify --email ADDRESS CODE'")
+        case (_, "phone_not_confirmed"):
+            return .application(.signInRejected, "the phone number is not confirmed yet: enter the code sent to it with 'authctl verify --phone NUMBER CODE'")
+        case (.signUp, "user_already_exists"), (.signUp, "email_exists"), (.signUp, "phone_exists"):
+            return .application(.signInRejected, "an account with this address already exists: sign in with 'authctl login'")
+        case (_, "weak_password"):
+            return .application(.signInRejected, "the password is too weak: \(message)")
+        case (_, "signup_disabled"), (_, "email_provider_disabled"), (_, "phone_provider_disabled"), (_, "provider_disabled"), (_, "otp_disabled"):
+            return .application(.signInRejected, "this project does not allow it: \(message) (\(code ?? "disabled"))")
+        case (.code, "otp_expired"), (.code, "invalid_credentials"):
+            return .application(.codeRejected, "the code is wrong, has expired or was already used: ask for a new one and enter it within its lifetime")
+        case (.browser, "flow_state_not_found"):
+            return .application(.oauthFailed, "the sign-in code is unknown or was already used: start the browser sign-in again")
+        case (.browser, "flow_state_expired"):
+            return .application(.flowExpired, "the browser sign-in took too long and the server forgot it: start again")
+        case (.browser, "bad_code_verifier"):
+            return .application(.oauthFailed, "the sign-in code belongs to a different sign-in (code verifier mismatch): start again")
+        case (.idToken, _):
+            return idTokenError(message: message, code: code)
+        default:
+            return .application(.signInRejected, "sign-in refused: \(message)\(code.map { " (\($0))" } ?? "") [HTTP \(status)]")
+        }
+    }
+
+    /// GoTrue's `id_token` grant answers in the OAuth style (`error` / `error_description`);
+    /// these are its texts, explained.
+    private static func idTokenError(message: String, code: String?) -> RPCErrorObject {
+        if message.contains("Unacceptable audience") {
+            return .application(.idTokenRejected, "the ID token was issued to a client ID this project does not accept (\(message.prefix(200))): add that client ID to the provider's Client IDs in the Supabase dashboard (Authentication → Sign In / Providers)")
+        }
+        if message.contains("Nonces mismatch") {
+            return .application(.idTokenRejected, "the nonce does not match the ID token: pass the raw nonce to authd (--nonce) and only its SHA-256 hex to Apple or Google")
+        }
+        if message.contains("nonce") {
+            return .application(.idTokenRejected, "the ID token carries a nonce but none was passed, or the other way round: pass the raw nonce with --nonce (see 'authctl nonce')")
+        }
+        if message.contains("Bad ID token") {
+            return .application(.idTokenRejected, "the ID token is not valid (signature, issuer or expiry): get a fresh one from the provider")
+        }
+        return .application(.idTokenRejected, "the ID token was refused: \(message.prefix(200))\(code.map { " (\($0))" } ?? "")")
+    }
+
+    /// Failures that read the same whatever was attempted.
+    private static func transportError(_ failure: ServerFailure) -> RPCErrorObject? {
+        switch failure {
+        case .unreachable(let url, let detail):
+            return .application(.offline, "cannot reach \(url) (\(detail)); check the network and the profile's url")
+        case .invalidResponse(let detail):
+            return .application(.serverError, "unexpected answer from the server: \(detail)")
+        case .http(let status, _, let message, _):
+            if status == 429 { return .application(.rateLimited, "too many attempts; wait a little and try again") }
+            if status >= 500 { return .application(.serverError, "the server failed (\(message)); try again later") }
+            return nil
+        }
+    }
+}
