@@ -8,16 +8,21 @@ import Synchronization
 /// current one; older revoked tokens only within the reuse interval; otherwise the whole session
 /// is revoked with `refresh_token_already_used`).
 public final class DevAuthAPI: Sendable {
-    private let state = Mutex(DevStore())
-    private let options: DevServerOptions
-    private let signer: JWTSigner
-    private let issuer: String
+    let state: Mutex<DevStore>
+    let options: DevServerOptions
+    let signer: JWTSigner
+    let issuer: String
+    /// The test OpenID provider whose ID tokens the `id_token` grant trusts.
+    let idTokenIssuer = DevIDTokenIssuer()
 
     /// Creates the API with empty state.
     public init(options: DevServerOptions) {
         self.options = options
         self.signer = JWTSigner(secret: options.jwtSecret)
         self.issuer = options.externalURL + "/auth/v1"
+        var store = DevStore()
+        store.mailerAutoconfirm = options.mailerAutoconfirm
+        self.state = Mutex(store)
     }
 
     /// Routes one request.
@@ -40,6 +45,26 @@ public final class DevAuthAPI: Sendable {
             return withBody(request) { token($0, request: request, now: now) }
         case ("GET", "/user"):
             return authenticated(request, now: now) { user, _ in .json(200, userJSON(user)) }
+        case ("PUT", "/user"):
+            return authenticated(request, now: now) { user, sessionID in
+                withBody(request) { updateUser($0, user: user, sessionID: sessionID, request: request, now: now) }
+            }
+        case ("POST", "/otp"):
+            return withBody(request) { sendOneTimeCode($0, request: request, now: now) }
+        case ("POST", "/verify"):
+            return withBody(request) { verify($0, request: request, now: now) }
+        case ("POST", "/recover"):
+            return withBody(request) { recover($0, request: request, now: now) }
+        case ("GET", "/authorize"):
+            return authorize(request, now: now)
+        case ("GET", "/admin/dev/outbox"):
+            return outbox(request)
+        case ("POST", "/admin/dev/settings"):
+            return withBody(request) { changeSettings($0) }
+        case ("POST", "/admin/dev/oauth"):
+            return withBody(request) { setProviderBehaviour($0) }
+        case ("POST", "/admin/dev/id_token"):
+            return withBody(request) { mintIDToken($0, request: request, now: now) }
         case ("POST", "/logout"):
             return authenticated(request, now: now) { user, sessionID in logout(request, user: user, sessionID: sessionID) }
         case ("POST", "/admin/dev/faults"):
@@ -70,7 +95,7 @@ public final class DevAuthAPI: Sendable {
         case ("GET", "/admin/dev/stats"):
             return .json(200, state.withLock { ["refresh_grants": $0.refreshGrants, "sessions": $0.sessions.count, "users": $0.users.count] })
         default:
-            if ["/health", "/settings", "/signup", "/token", "/user", "/logout"].contains(path) {
+            if ["/health", "/settings", "/signup", "/token", "/user", "/logout", "/otp", "/verify", "/recover", "/authorize"].contains(path) {
                 return DevError.response(405, "method_not_allowed", "Method not allowed", request: request)
             }
             return DevError.response(404, "not_found", "Not found", request: request)
@@ -80,12 +105,16 @@ public final class DevAuthAPI: Sendable {
     // MARK: Endpoints
 
     private func settings() -> [String: Any] {
-        ["external": ["email": true, "phone": false, "anonymous_users": false, "apple": false, "google": false, "github": false],
-         "disable_signup": false, "mailer_autoconfirm": true, "phone_autoconfirm": false, "sms_provider": "", "saml_enabled": false]
+        var external: [String: Any] = ["email": true, "phone": true, "anonymous_users": false]
+        for provider in Self.oauthProviders { external[provider] = true }
+        return ["external": external, "disable_signup": false, "mailer_autoconfirm": state.withLock { $0.mailerAutoconfirm },
+                "phone_autoconfirm": false, "sms_provider": "dev-outbox", "saml_enabled": false]
     }
 
     private func signUp(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
-        guard let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces), Self.looksLikeEmail(email) else {
+        let phone = (body["phone"] as? String).map(DevStore.normalizedPhone) ?? ""
+        let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        if phone.isEmpty, !Self.looksLikeEmail(email) {
             return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
         }
         guard let password = body["password"] as? String, password.count >= 6 else {
@@ -94,13 +123,25 @@ public final class DevAuthAPI: Sendable {
         }
         let metadata = body["data"] as? [String: Any] ?? [:]
         return state.withLock { store -> DevResponse in
-            if store.user(email: email) != nil {
+            if (!phone.isEmpty && store.user(phone: phone) != nil) || (phone.isEmpty && store.user(email: email) != nil) {
                 return DevError.response(422, "user_already_exists", "User already registered", request: request)
             }
-            let user = DevUser(id: UUID().uuidString.lowercased(), email: email.lowercased(), passwordDigest: Self.digest(password),
-                               userMetadataJSON: (try? JSONSerialization.data(withJSONObject: metadata)) ?? Data("{}".utf8), createdAt: now, updatedAt: now, lastSignInAt: now)
+            var user = DevUser(id: UUID().uuidString.lowercased(), email: phone.isEmpty ? email : "", phone: phone,
+                               passwordDigest: Self.digest(password),
+                               userMetadataJSON: (try? JSONSerialization.data(withJSONObject: metadata)) ?? Data("{}".utf8),
+                               createdAt: now, updatedAt: now, lastSignInAt: nil, providers: [phone.isEmpty ? "email" : "phone"])
+            // Phone numbers are always confirmed by SMS; email addresses only when the project asks.
+            if phone.isEmpty, store.mailerAutoconfirm {
+                user.emailConfirmedAt = now
+                user.lastSignInAt = now
+                store.users[user.id] = user
+                return .json(200, issueSession(for: user, method: "password", store: &store, now: now))
+            }
             store.users[user.id] = user
-            return .json(200, issueSession(for: user, store: &store, now: now))
+            sendCode(to: user, purpose: phone.isEmpty ? "email" : "sms", type: "signup", store: &store, now: now)
+            var bare = userJSON(user)
+            bare["confirmation_sent_at"] = Self.timestamp(now)
+            return .json(200, bare)
         }
     }
 
@@ -108,6 +149,8 @@ public final class DevAuthAPI: Sendable {
         switch request.query["grant_type"] {
         case "password": return passwordGrant(body, request: request, now: now)
         case "refresh_token": return refreshGrant(body, request: request, now: now)
+        case "id_token": return idTokenGrant(body, request: request, now: now)
+        case "pkce": return pkceGrant(body, request: request, now: now)
         default:
             return DevError.response(400, "validation_failed", "unsupported_grant_type", request: request)
         }
@@ -115,14 +158,22 @@ public final class DevAuthAPI: Sendable {
 
     private func passwordGrant(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
         let email = body["email"] as? String ?? ""
+        let phone = body["phone"] as? String ?? ""
         let password = body["password"] as? String ?? ""
         return state.withLock { store -> DevResponse in
-            guard var user = store.user(email: email), user.passwordDigest == Self.digest(password) else {
+            guard var user = phone.isEmpty ? store.user(email: email) : store.user(phone: phone),
+                  user.passwordDigest == Self.digest(password) else {
                 return DevError.response(400, "invalid_credentials", "Invalid login credentials", request: request)
+            }
+            if phone.isEmpty, user.emailConfirmedAt == nil {
+                return DevError.response(400, "email_not_confirmed", "Email not confirmed", request: request)
+            }
+            if !phone.isEmpty, user.phoneConfirmedAt == nil {
+                return DevError.response(400, "phone_not_confirmed", "Phone not confirmed", request: request)
             }
             user.lastSignInAt = now
             store.users[user.id] = user
-            return .json(200, issueSession(for: user, store: &store, now: now))
+            return .json(200, issueSession(for: user, method: "password", store: &store, now: now))
         }
     }
 
@@ -186,7 +237,7 @@ public final class DevAuthAPI: Sendable {
 
     // MARK: Helpers
 
-    private func withBody(_ request: DevRequest, _ body: ([String: Any]) -> DevResponse) -> DevResponse {
+    func withBody(_ request: DevRequest, _ body: ([String: Any]) -> DevResponse) -> DevResponse {
         if request.body.isEmpty { return body([:]) }
         guard let object = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
             return DevError.response(400, "bad_json", "Could not parse request body as JSON: invalid JSON", request: request)
@@ -194,7 +245,7 @@ public final class DevAuthAPI: Sendable {
         return body(object.filter { !($0.value is NSNull) })
     }
 
-    private func authenticated(_ request: DevRequest, now: Date, _ body: (DevUser, String) -> DevResponse) -> DevResponse {
+    func authenticated(_ request: DevRequest, now: Date, _ body: (DevUser, String) -> DevResponse) -> DevResponse {
         guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer "),
               case let token = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), !token.isEmpty else {
             return DevError.response(401, "no_authorization", "This endpoint requires a valid Bearer token", request: request)
@@ -218,8 +269,9 @@ public final class DevAuthAPI: Sendable {
         return body(user, claims["session_id"] as? String ?? "")
     }
 
-    private func issueSession(for user: DevUser, store: inout DevStore, now: Date) -> [String: Any] {
-        let session = DevSession(id: UUID().uuidString.lowercased(), userID: user.id, createdAt: now)
+    /// A new session for `user`; `method` goes into the token's `amr` claim.
+    func issueSession(for user: DevUser, method: String, store: inout DevStore, now: Date) -> [String: Any] {
+        let session = DevSession(id: UUID().uuidString.lowercased(), userID: user.id, createdAt: now, method: method)
         store.sessions[session.id] = session
         let refreshToken = newRefreshToken(session: session.id, parent: nil, store: &store)
         return sessionJSON(user: user, session: session, refreshToken: refreshToken, now: now)
@@ -237,34 +289,42 @@ public final class DevAuthAPI: Sendable {
         let expiresAt = issuedAt + options.accessTokenLifetime
         let claims: [String: Any] = [
             "iss": issuer, "sub": user.id, "aud": "authenticated", "exp": expiresAt, "iat": issuedAt,
-            "email": user.email, "phone": "", "role": "authenticated", "aal": "aal1",
-            "amr": [["method": "password", "timestamp": Int(session.createdAt.timeIntervalSince1970)]],
+            "email": user.email, "phone": user.phone, "role": "authenticated", "aal": "aal1",
+            "amr": [["method": session.method, "timestamp": Int(session.createdAt.timeIntervalSince1970)]],
             "session_id": session.id, "is_anonymous": false,
-            "app_metadata": appMetadata(), "user_metadata": userMetadata(user),
+            "app_metadata": appMetadata(user), "user_metadata": userMetadata(user),
         ]
         return ["access_token": signer.sign(claims), "token_type": "bearer", "expires_in": options.accessTokenLifetime,
                 "expires_at": expiresAt, "refresh_token": refreshToken, "user": userJSON(user)]
     }
 
-    private func appMetadata() -> [String: Any] { ["provider": "email", "providers": ["email"]] }
-
-    private func userMetadata(_ user: DevUser) -> [String: Any] {
-        user.userMetadata.merging(["email": user.email, "email_verified": true, "phone_verified": false, "sub": user.id]) { _, fixed in fixed }
+    private func appMetadata(_ user: DevUser) -> [String: Any] {
+        ["provider": user.providers.first ?? "email", "providers": user.providers]
     }
 
-    private func userJSON(_ user: DevUser) -> [String: Any] {
+    private func userMetadata(_ user: DevUser) -> [String: Any] {
+        user.userMetadata.merging(["email": user.email, "email_verified": user.emailConfirmedAt != nil,
+                                   "phone_verified": user.phoneConfirmedAt != nil, "sub": user.id]) { _, fixed in fixed }
+    }
+
+    /// The user object as GoTrue answers it (every field the official clients require).
+    func userJSON(_ user: DevUser) -> [String: Any] {
         let created = Self.timestamp(user.createdAt)
-        let identity: [String: Any] = [
-            "identity_id": UUID().uuidString.lowercased(), "id": user.id, "user_id": user.id,
-            "identity_data": ["email": user.email, "email_verified": false, "phone_verified": false, "sub": user.id],
-            "provider": "email", "last_sign_in_at": created, "created_at": created, "updated_at": created, "email": user.email,
-        ]
+        let identities: [[String: Any]] = user.providers.map { provider in
+            ["identity_id": UUID().uuidString.lowercased(), "id": provider == "phone" ? user.phone : user.id, "user_id": user.id,
+             "identity_data": ["email": user.email, "email_verified": user.emailConfirmedAt != nil,
+                               "phone_verified": user.phoneConfirmedAt != nil, "sub": user.id],
+             "provider": provider, "last_sign_in_at": created, "created_at": created, "updated_at": created, "email": user.email]
+        }
         var json: [String: Any] = [
-            "id": user.id, "aud": "authenticated", "role": "authenticated", "email": user.email, "phone": "",
-            "email_confirmed_at": created, "confirmed_at": created, "app_metadata": appMetadata(),
-            "user_metadata": userMetadata(user), "identities": [identity], "created_at": created,
-            "updated_at": Self.timestamp(user.updatedAt), "is_anonymous": false,
+            "id": user.id, "aud": "authenticated", "role": "authenticated", "email": user.email, "phone": user.phone,
+            "app_metadata": appMetadata(user), "user_metadata": userMetadata(user), "identities": identities,
+            "created_at": created, "updated_at": Self.timestamp(user.updatedAt), "is_anonymous": false,
         ]
+        if let confirmed = user.emailConfirmedAt { json["email_confirmed_at"] = Self.timestamp(confirmed) }
+        if let confirmed = user.phoneConfirmedAt { json["phone_confirmed_at"] = Self.timestamp(confirmed) }
+        if let confirmed = user.emailConfirmedAt ?? user.phoneConfirmedAt { json["confirmed_at"] = Self.timestamp(confirmed) }
+        if let newEmail = user.newEmail { json["new_email"] = newEmail }
         if let last = user.lastSignInAt { json["last_sign_in_at"] = Self.timestamp(last) }
         return json
     }

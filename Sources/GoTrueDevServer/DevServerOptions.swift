@@ -15,6 +15,19 @@ public struct DevServerOptions: Sendable {
     /// Seconds to hold back the answer to a refresh grant *after* the token was rotated: widens the
     /// window in which a client can die having lost the only copy of its new refresh token.
     public var refreshResponseDelay: TimeInterval = 0
+    /// Whether sign-ups by email are confirmed at once (GoTrue's `MAILER_AUTOCONFIRM`). When false,
+    /// sign-up answers a bare user and a confirmation code goes to the outbox. Changeable at run
+    /// time through `POST /admin/dev/settings`.
+    public var mailerAutoconfirm = true
+    /// How long one-time codes stay valid, in seconds (GoTrue's `MAILER_OTP_EXP`, default 3600).
+    public var otpLifetime: TimeInterval = 3600
+    /// The client IDs accepted as the `aud` of ID tokens (a provider's "Client IDs" setting).
+    public var idTokenClientIDs: [String] = ["authd-dev-client"]
+    /// Redirect URLs other than loopback that `/authorize` accepts (prefixes; the project's
+    /// "Redirect URLs" allow list). Others fall back to the site URL, as GoTrue does.
+    public var redirectAllowList: [String] = ["authd://", "myapp://"]
+    /// Every message sent is also appended here as one JSON line, when set.
+    public var outboxFile: String?
 
     /// Creates options with GoTrue's defaults where it has them.
     public init(jwtSecret: String = "authd-dev-server-jwt-secret-at-least-32-characters", accessTokenLifetime: Int = 3600,

@@ -32,8 +32,21 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("refresh-response-delay"), help: "Seconds to hold back a refresh answer after rotating the token (fault injection).")
     var refreshResponseDelay: Double = 0
 
+    @Flag(name: .customLong("confirm-email"), help: "Require new email addresses to be confirmed with a code (MAILER_AUTOCONFIRM off).")
+    var confirmEmail = false
+
+    @Option(name: .customLong("otp-lifetime"), help: "Seconds a one-time code stays valid.")
+    var otpLifetime: Double = 3600
+
+    @Option(name: .customLong("id-token-client-id"), help: "A client ID accepted as the audience of ID tokens (repeatable).")
+    var idTokenClientIDs: [String] = []
+
+    @Option(name: .customLong("outbox"), help: "Also append every email and SMS sent, as a JSON line, to this file.")
+    var outbox: String?
+
     func validate() throws {
         if accessTokenLifetime < 1 { throw ValidationError("--access-token-lifetime must be at least 1 second") }
+        if otpLifetime <= 0 { throw ValidationError("--otp-lifetime must be positive") }
         if reuseInterval < 0 { throw ValidationError("--reuse-interval must not be negative") }
         let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
         if !loopback { throw ValidationError("the development server only binds loopback addresses (127.0.0.1, ::1)") }
@@ -44,6 +57,10 @@ struct DevServerCommand: AsyncParsableCommand {
         var options = DevServerOptions(jwtSecret: jwtSecret, accessTokenLifetime: accessTokenLifetime,
                                        reuseInterval: reuseInterval, anonKey: anonKey)
         options.refreshResponseDelay = refreshResponseDelay
+        options.mailerAutoconfirm = !confirmEmail
+        options.otpLifetime = otpLifetime
+        if !idTokenClientIDs.isEmpty { options.idTokenClientIDs = idTokenClientIDs }
+        options.outboxFile = outbox
         // Bind first to learn the port, then fix the issuer URL to it.
         let probe = try await DevHTTPServer.start(api: DevAuthAPI(options: options), host: host, port: port)
         let boundPort = probe.port

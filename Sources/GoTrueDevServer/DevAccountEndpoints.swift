@@ -1,0 +1,176 @@
+import Foundation
+
+/// One-time codes, recovery and changes to the user: `/otp`, `/verify`, `/recover`, `PUT /user`,
+/// and the outbox that stands in for email and SMS.
+extension DevAuthAPI {
+    /// `POST /otp`: a sign-in code by email or SMS; unknown addresses are signed up when
+    /// `create_user` is true (GoTrue's default).
+    func sendOneTimeCode(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
+        let phone = (body["phone"] as? String).map(DevStore.normalizedPhone) ?? ""
+        let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard !phone.isEmpty || Self.looksLikeEmail(email) else {
+            return DevError.response(400, "validation_failed", phone.isEmpty && email.isEmpty
+                                     ? "An email address or phone number is required" : "Unable to validate email address: invalid format",
+                                     request: request)
+        }
+        let createUser = body["create_user"] as? Bool ?? true
+        return state.withLock { store -> DevResponse in
+            var user = phone.isEmpty ? store.user(email: email) : store.user(phone: phone)
+            if user == nil {
+                guard createUser else { return DevError.response(422, "otp_disabled", "Signups not allowed for otp", request: request) }
+                let created = DevUser(id: UUID().uuidString.lowercased(), email: email, phone: phone, passwordDigest: "",
+                                      userMetadataJSON: Data("{}".utf8), createdAt: now, updatedAt: now, lastSignInAt: nil,
+                                      providers: [phone.isEmpty ? "email" : "phone"])
+                store.users[created.id] = created
+                user = created
+            }
+            guard let user else { return DevError.response(500, "unexpected_failure", "Unexpected failure", request: request) }
+            if phone.isEmpty {
+                sendCode(to: user, purpose: "email", type: user.emailConfirmedAt == nil ? "signup" : "magiclink", store: &store, now: now)
+                return .json(200, [String: Any]())
+            }
+            sendCode(to: user, purpose: "sms", type: "sms", store: &store, now: now)
+            return .json(200, ["message_id": "dev-\(Self.randomToken())"])
+        }
+    }
+
+    /// `POST /verify`: exchanges a one-time code for a session, confirming what it was sent for.
+    func verify(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
+        guard let type = body["type"] as? String, !type.isEmpty else {
+            return DevError.response(400, "validation_failed", "Verify requires a verification type", request: request)
+        }
+        guard let token = body["token"] as? String, !token.isEmpty else {
+            return DevError.response(400, "validation_failed", "Verify requires a token or a token hash", request: request)
+        }
+        let purpose: String
+        switch type {
+        case "email", "signup", "magiclink", "invite": purpose = "email"
+        case "sms", "phone_change": purpose = "sms"
+        case "recovery": purpose = "recovery"
+        case "email_change": purpose = "email_change"
+        default: return DevError.response(400, "validation_failed", "Unsupported verification type", request: request)
+        }
+        let address = purpose == "sms" ? DevStore.normalizedPhone(body["phone"] as? String ?? "")
+            : (body["email"] as? String ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        return state.withLock { store -> DevResponse in
+            let key = "\(address) \(purpose)"
+            guard let sent = store.codes[key], sent.code == token, now.timeIntervalSince(sent.sentAt) <= options.otpLifetime,
+                  var user = store.users[sent.userID] else {
+                return DevError.response(403, "otp_expired", "Token has expired or is invalid", request: request)
+            }
+            store.codes[key] = nil
+            switch purpose {
+            case "sms": user.phoneConfirmedAt = user.phoneConfirmedAt ?? now
+            case "email_change":
+                user.email = user.newEmail ?? user.email
+                user.newEmail = nil
+                user.emailConfirmedAt = now
+            default: user.emailConfirmedAt = user.emailConfirmedAt ?? now
+            }
+            user.lastSignInAt = now
+            user.updatedAt = now
+            store.users[user.id] = user
+            return .json(200, issueSession(for: user, method: purpose == "recovery" ? "recovery" : "otp", store: &store, now: now))
+        }
+    }
+
+    /// `POST /recover`: a recovery code for a known address; the same empty answer otherwise, so
+    /// that the endpoint does not tell who has an account.
+    func recover(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
+        let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard Self.looksLikeEmail(email) else {
+            return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
+        }
+        state.withLock { store in
+            if let user = store.user(email: email) { sendCode(to: user, purpose: "recovery", type: "recovery", store: &store, now: now) }
+        }
+        return .json(200, [String: Any]())
+    }
+
+    /// `PUT /user`. A new password ends every other session of the user, as GoTrue does.
+    func updateUser(_ body: [String: Any], user: DevUser, sessionID: String, request: DevRequest, now: Date) -> DevResponse {
+        if body["phone"] != nil {
+            return DevError.response(422, "validation_failed", "Phone changes are not supported by the development server", request: request)
+        }
+        let newEmail = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased()
+        if let newEmail, !Self.looksLikeEmail(newEmail) {
+            return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
+        }
+        let password = body["password"] as? String
+        if let password, password.count < 6 {
+            return DevError.response(422, "weak_password", "Password should be at least 6 characters.", request: request,
+                                     extra: ["weak_password": ["reasons": ["length"]]])
+        }
+        return state.withLock { store -> DevResponse in
+            guard var current = store.users[user.id] else {
+                return DevError.response(404, "user_not_found", "User not found", request: request)
+            }
+            if let password {
+                guard Self.digest(password) != current.passwordDigest else {
+                    return DevError.response(422, "same_password", "New password should be different from the old password.", request: request)
+                }
+                current.passwordDigest = Self.digest(password)
+                for other in store.sessions.values where other.userID == user.id && other.id != sessionID {
+                    store.deleteSession(other.id)
+                }
+            }
+            if let data = body["data"] as? [String: Any] {
+                var metadata = current.userMetadata
+                for (key, value) in data { metadata[key] = value is NSNull ? nil : value }
+                current.userMetadataJSON = (try? JSONSerialization.data(withJSONObject: metadata)) ?? current.userMetadataJSON
+            }
+            if let newEmail, newEmail != current.email {
+                if store.user(email: newEmail) != nil {
+                    return DevError.response(422, "email_exists", "A user with this email address has already been registered", request: request)
+                }
+                if store.mailerAutoconfirm {
+                    current.email = newEmail
+                    current.emailConfirmedAt = now
+                } else {
+                    current.newEmail = newEmail
+                    sendCode(to: current, purpose: "email_change", type: "email_change", store: &store, now: now)
+                }
+            }
+            current.updatedAt = now
+            store.users[current.id] = current
+            return .json(200, userJSON(current))
+        }
+    }
+
+    /// `GET /admin/dev/outbox?to=ADDRESS`: the messages sent to an address (all when absent), oldest first.
+    func outbox(_ request: DevRequest) -> DevResponse {
+        let wanted = request.query["to"].map { $0.contains("@") ? $0.lowercased() : DevStore.normalizedPhone($0) }
+        let messages = state.withLock { store in store.outbox.filter { wanted == nil || $0.to == wanted } }
+        return .json(200, ["messages": messages.map(\.json)])
+    }
+
+    /// `POST /admin/dev/settings {"mailer_autoconfirm": false}`: switches email confirmation.
+    func changeSettings(_ body: [String: Any]) -> DevResponse {
+        if let autoconfirm = body["mailer_autoconfirm"] as? Bool { state.withLock { $0.mailerAutoconfirm = autoconfirm } }
+        return DevResponse(status: 204)
+    }
+
+    /// Makes a 6-digit code for `purpose`, replacing an earlier one, and "sends" it.
+    func sendCode(to user: DevUser, purpose: String, type: String, store: inout DevStore, now: Date) {
+        let address = purpose == "sms" ? user.phone : (purpose == "email_change" ? user.newEmail ?? user.email : user.email)
+        var generator = SystemRandomNumberGenerator()
+        let code = String(format: "%06d", Int(generator.next(upperBound: UInt(1_000_000))))
+        store.codes["\(address) \(purpose)"] = DevOneTimeCode(code: code, purpose: purpose, userID: user.id, sentAt: now)
+        let message = DevMessage(to: address, channel: purpose == "sms" ? "sms" : "email", type: type, code: code, sentAt: now)
+        store.outbox.append(message)
+        if let path = options.outboxFile, let line = try? JSONSerialization.data(withJSONObject: message.json, options: [.sortedKeys]),
+           let handle = FileHandle(forWritingAtPath: path) ?? (FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil) {
+            handle.seekToEndOfFile()
+            handle.write(line + Data("\n".utf8))
+            try? handle.close()
+        }
+    }
+}
+
+extension DevMessage {
+    /// The message as the outbox shows it.
+    var json: [String: Any] {
+        ["to": to, "channel": channel, "type": type, "code": code, "sent_at": DevAuthAPI.timestamp(sentAt),
+         "text": channel == "sms" ? "Your code is \(code)" : "Your \(type) code is \(code)"]
+    }
+}
