@@ -11,11 +11,12 @@ struct Authctl: ParsableCommand {
         abstract: "Sign in to Supabase through authd and get bearer tokens for scripts and apps.",
         discussion: """
         Exit codes: 0 success; 1 other failure; 3 authd is not running; 4 not signed in; \
-        5 sign-in refused (wrong email or password); 6 the server is unreachable or failing; \
-        7 the keyring is unavailable; 64 bad usage.
+        5 sign-in refused (wrong password, code or ID token); 6 the server is unreachable or failing; \
+        7 the keyring is unavailable; 8 the browser sign-in failed or timed out; 64 bad usage.
         """,
         version: AuthdVersion.string,
-        subcommands: [Status.self, Login.self, Token.self, Logout.self, Watch.self, Profile.self, Doctor.self])
+        subcommands: [Status.self, Login.self, Signup.self, Verify.self, ResetPassword.self, UserCommand.self, Nonce.self, OpenURL.self,
+                      Token.self, Logout.self, Watch.self, Profile.self, Doctor.self])
 }
 
 /// Options every subcommand takes.

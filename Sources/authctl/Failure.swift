@@ -11,6 +11,7 @@ enum ExitStatus: Int32 {
     case signInRefused = 5
     case serverUnavailable = 6
     case keyringUnavailable = 7
+    case browserSignInFailed = 8
 }
 
 /// An error that prints one line on stderr and exits with a documented code.
@@ -31,7 +32,8 @@ struct Failure: Error {
         case .rpc(let rpc):
             switch rpc.reason {
             case .notSignedIn?: self.init(rpc.message, .notSignedIn)
-            case .invalidCredentials?, .signInRejected?: self.init(rpc.message, .signInRefused)
+            case .invalidCredentials?, .signInRejected?, .codeRejected?, .idTokenRejected?: self.init(rpc.message, .signInRefused)
+            case .oauthFailed?, .flowExpired?: self.init(rpc.message, .browserSignInFailed)
             case .offline?, .serverError?, .rateLimited?: self.init(rpc.message, .serverUnavailable)
             case .keyringUnavailable?: self.init(rpc.message, .keyringUnavailable)
             default: self.init(rpc.message, .failure)

@@ -2,64 +2,139 @@ import ArgumentParser
 import AuthdClient
 import AuthProtocol
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// `authctl login`: email + password sign-in.
+/// `authctl login`: every way of signing in. Email + password by default; `--otp` for a one-time
+/// code by email or SMS; `--provider` for a browser sign-in with PKCE, or with `--id-token-file`
+/// for an ID token the caller already holds.
 struct Login: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Sign in with email and password.",
-        discussion: "The password is read from the terminal without echo, or from standard input with --password-stdin.")
+        abstract: "Sign in (password, one-time code, ID token or browser).",
+        discussion: """
+        authctl login --email E                      email + password (asked without echo, or --password-stdin)
+        authctl login --otp --email E | --phone P    a one-time code sent by email or SMS, then entered here
+        authctl login --provider google              browser sign-in with PKCE; --no-browser prints the URL instead
+        authctl login --provider apple --id-token-file F [--nonce N]    an ID token from Apple or Google
+        A browser sign-in waits on a loopback address (http://127.0.0.1:PORT/callback) unless --redirect-url names \
+        an app's custom scheme, whose callback reaches authd through 'authctl open-url'. Exit 5 when the \
+        credentials are refused, 8 when the browser sign-in fails or times out.
+        """)
 
     @OptionGroup var global: GlobalOptions
 
     @Option(help: "The account's email address.")
-    var email: String
+    var email: String?
+
+    @Option(help: "The account's phone number, in international form (+15551234567); with --otp.")
+    var phone: String?
 
     @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (first line).")
     var passwordStdin = false
 
+    @Flag(help: "Sign in with a one-time code sent to --email or --phone.")
+    var otp = false
+
+    @Flag(name: .customLong("create-user"), help: "With --otp: create the account when the address is new.")
+    var createUser = false
+
+    @Flag(name: .customLong("send-only"), help: "With --otp: send the code and exit; finish with 'authctl verify'.")
+    var sendOnly = false
+
+    @Flag(name: .customLong("code-stdin"), help: "With --otp: read the code from standard input instead of the terminal.")
+    var codeStdin = false
+
+    @Option(help: "Sign in with an OAuth provider (google, apple, github, …).")
+    var provider: String?
+
+    @Option(name: .customLong("id-token-file"), help: "With --provider: a file holding an ID token from that provider ('-' for standard input).")
+    var idTokenFile: String?
+
+    @Option(name: .customLong("access-token"), help: "With --id-token-file: the provider's access token, when the ID token has an at_hash claim.")
+    var accessToken: String?
+
+    @Option(help: "With --id-token-file: the raw nonce whose SHA-256 is in the ID token (see 'authctl nonce').")
+    var nonce: String?
+
+    @Flag(name: .customLong("no-browser"), help: "With --provider: print the sign-in URL instead of opening a browser (SSH, headless).")
+    var noBrowser = false
+
+    @Option(name: .customLong("redirect-url"), help: "With --provider: an app's custom-scheme callback (e.g. myapp://login-callback) instead of the loopback listener.")
+    var redirectURL: String?
+
+    @Option(help: "With --provider: extra provider scopes, space-separated.")
+    var scopes: String?
+
+    @Option(help: "With --provider: seconds to wait for the browser.")
+    var timeout: Int = 300
+
+    @Flag(help: "Print the resulting status as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        if provider == nil, idTokenFile != nil || noBrowser || redirectURL != nil || accessToken != nil || nonce != nil || scopes != nil {
+            throw ValidationError("--id-token-file, --nonce, --access-token, --no-browser, --redirect-url and --scopes need --provider")
+        }
+        if provider != nil, email != nil || phone != nil || otp { throw ValidationError("--provider cannot be combined with --email, --phone or --otp") }
+        if idTokenFile != nil, noBrowser || redirectURL != nil { throw ValidationError("--id-token-file signs in without a browser") }
+        if !otp, createUser || sendOnly || codeStdin { throw ValidationError("--create-user, --send-only and --code-stdin need --otp") }
+        if provider == nil, (email == nil) == (phone == nil) || (phone != nil && !otp) {
+            throw ValidationError(otp ? "give either --email or --phone" : "give --email (or --otp with --phone, or --provider)")
+        }
+        if timeout < 1 || timeout > 300 { throw ValidationError("--timeout must be between 1 and 300 seconds (the server keeps a flow 5 minutes)") }
+    }
+
     func run() throws {
         try runReporting {
-            let password = try passwordStdin ? PasswordReader.fromStandardInput() : PasswordReader.fromTerminal(prompt: "Password for \(email): ")
-            guard !password.isEmpty else { throw Failure("the password is empty", .signInRefused) }
             let connection = try global.connect()
-            let status = try connection.call(Methods.SignInWithPassword.self,
+            let status: SessionStatus
+            if let provider, let idTokenFile {
+                status = try connection.call(Methods.SignInWithIdToken.self,
+                                             .init(profile: global.profile, provider: provider, idToken: try Self.readIDToken(idTokenFile),
+                                                   accessToken: accessToken, nonce: nonce), timeout: 60)
+            } else if let provider {
+                status = try BrowserSignIn(connection: connection, profile: global.profile, provider: provider, scopes: scopes,
+                                           redirectURL: redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(timeout)).run()
+            } else if otp {
+                let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, phone: phone,
+                                                                            purpose: "sign_in", createUser: createUser), timeout: 60)
+                let flag = email != nil ? "--email" : "--phone"
+                if sendOnly {
+                    note("A code was sent by \(sent.channel) to \(sent.sentTo). Finish with: authctl verify \(flag) \(sent.sentTo) CODE")
+                    return
+                }
+                note("A code was sent by \(sent.channel) to \(sent.sentTo).")
+                let code = try codeStdin ? SecretReader.fromStandardInput(what: "code")
+                    : SecretReader.fromTerminal(prompt: "Code: ", echo: true, hint: "--code-stdin")
+                status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, phone: phone, code: code),
+                                             timeout: 60)
+            } else {
+                let email = email ?? ""
+                let password = try passwordStdin ? SecretReader.fromStandardInput(what: "password")
+                    : SecretReader.fromTerminal(prompt: "Password for \(email): ", echo: false, hint: "--password-stdin")
+                guard !password.isEmpty else { throw Failure("the password is empty", .signInRefused) }
+                status = try connection.call(Methods.SignInWithPassword.self,
                                              .init(profile: global.profile, email: email, password: password), timeout: 60)
-            FileHandle.standardError.write(Data("Signed in as \(status.user?.email ?? email) (profile \(status.profile)).\n".utf8))
+            }
+            try reportSignedIn(status, json: json)
         }
+    }
+
+    private static func readIDToken(_ path: String) throws -> String {
+        let data: Data?
+        if path == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else { data = FileManager.default.contents(atPath: path) }
+        guard let data, let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
+            throw Failure("cannot read an ID token from \(path)", .failure)
+        }
+        return text
     }
 }
 
-/// Reads a password without echoing it.
-enum PasswordReader {
-    static func fromStandardInput() throws -> String {
-        guard let line = readLine(strippingNewline: true) else {
-            throw Failure("no password on standard input", .signInRefused)
-        }
-        return line
-    }
+/// Prints "Signed in as …" on stderr, or the status as JSON on stdout.
+func reportSignedIn(_ status: SessionStatus, json: Bool, verb: String = "Signed in") throws {
+    if json { try printJSON(status) }
+    note("\(verb) as \(status.user?.displayName ?? "?") (profile \(status.profile)).")
+}
 
-    static func fromTerminal(prompt: String) throws -> String {
-        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw Failure("no terminal to ask for the password; pass it on standard input with --password-stdin", .failure)
-        }
-        defer { close(fd) }
-        var original = termios()
-        tcgetattr(fd, &original)
-        var silent = original
-        silent.c_lflag &= ~tcflag_t(ECHO)
-        tcsetattr(fd, TCSAFLUSH, &silent)
-        defer {
-            tcsetattr(fd, TCSAFLUSH, &original)
-            _ = write(fd, "\n", 1)
-        }
-        _ = prompt.withCString { write(fd, $0, strlen($0)) }
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+/// One line for people, on stderr.
+func note(_ text: String) {
+    FileHandle.standardError.write(Data("\(text)\n".utf8))
 }

@@ -1,0 +1,48 @@
+import ArgumentParser
+import AuthdClient
+import AuthProtocol
+import Foundation
+
+/// `authctl reset-password`: recover an account whose password is lost.
+struct ResetPassword: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset-password",
+        abstract: "Reset a forgotten password: a code is emailed, then a new password is set.",
+        discussion: """
+        Sends a recovery code to --email, signs in with it (subscribers see PASSWORD_RECOVERY) and sets the new \
+        password (USER_UPDATED). With --stdin, standard input gives the code on its first line and the new \
+        password on its second. --send-only sends the code and exits.
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "The account's email address.")
+    var email: String
+
+    @Flag(name: .customLong("stdin"), help: "Read the code, then the new password, from standard input.")
+    var readStandardInput = false
+
+    @Flag(name: .customLong("send-only"), help: "Only send the recovery code.")
+    var sendOnly = false
+
+    func run() throws {
+        try runReporting {
+            let connection = try global.connect()
+            let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, purpose: "recovery"), timeout: 60)
+            note("If \(sent.sentTo) has an account, a recovery code was sent to it.")
+            if sendOnly { return }
+            let code = try readStandardInput ? SecretReader.fromStandardInput(what: "code")
+                : SecretReader.fromTerminal(prompt: "Code: ", echo: true, hint: "--stdin")
+            let status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, code: code, type: "recovery"),
+                                             timeout: 60)
+            note("Code accepted; signed in as \(status.user?.displayName ?? "?").")
+            let password = try readStandardInput ? SecretReader.fromStandardInput(what: "new password")
+                : SecretReader.fromTerminal(prompt: "New password: ", echo: false, hint: "--stdin")
+            guard !password.isEmpty else {
+                throw Failure("the new password is empty; set one later with 'authctl user update --password'", .failure)
+            }
+            _ = try connection.call(Methods.UpdateUser.self, .init(profile: global.profile, password: password), timeout: 60)
+            note("Password changed. Other sessions of this account were signed out.")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads passwords and codes from the terminal (passwords without echo) or from standard input.
+enum SecretReader {
+    /// The next line of standard input.
+    static func fromStandardInput(what: String) throws -> String {
+        guard let line = readLine(strippingNewline: true) else {
+            throw Failure("no \(what) on standard input", .failure)
+        }
+        return line
+    }
+
+    /// A line typed on the controlling terminal after `prompt`; `hint` names the flag to use
+    /// when there is no terminal.
+    static func fromTerminal(prompt: String, echo: Bool, hint: String) throws -> String {
+        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw Failure("no terminal to ask on; pass it on standard input with \(hint)", .failure)
+        }
+        defer { close(fd) }
+        var original = termios()
+        tcgetattr(fd, &original)
+        if !echo {
+            var silent = original
+            silent.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(fd, TCSAFLUSH, &silent)
+        }
+        defer {
+            if !echo {
+                tcsetattr(fd, TCSAFLUSH, &original)
+                _ = write(fd, "\n", 1)
+            }
+        }
+        _ = prompt.withCString { write(fd, $0, strlen($0)) }
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while read(fd, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

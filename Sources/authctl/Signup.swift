@@ -1,0 +1,109 @@
+import ArgumentParser
+import AuthdClient
+import AuthProtocol
+import Foundation
+
+/// `authctl signup`: create an account.
+struct Signup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signup",
+        abstract: "Create an account (signed in at once, or after 'authctl verify' when the project confirms addresses).")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "The new account's email address.")
+    var email: String?
+
+    @Option(help: "The new account's phone number (+15551234567); confirmed by SMS.")
+    var phone: String?
+
+    @Flag(name: .customLong("password-stdin"), help: "Read the password from standard input (first line).")
+    var passwordStdin = false
+
+    @Option(name: .customLong("data"), help: "A user_metadata entry, KEY=VALUE (repeatable).")
+    var data: [String] = []
+
+    @Flag(help: "Print the outcome as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        if (email == nil) == (phone == nil) { throw ValidationError("give either --email or --phone") }
+        _ = try UserData.parse(data)
+    }
+
+    func run() throws {
+        try runReporting {
+            let password = try passwordStdin ? SecretReader.fromStandardInput(what: "password")
+                : SecretReader.fromTerminal(prompt: "New password: ", echo: false, hint: "--password-stdin")
+            guard !password.isEmpty else { throw Failure("the password is empty", .signInRefused) }
+            let connection = try global.connect()
+            let result = try connection.call(Methods.SignUp.self, .init(profile: global.profile, email: email, phone: phone,
+                                                                        password: password, data: try UserData.parse(data)), timeout: 60)
+            if json { try printJSON(result) }
+            if result.confirmationSent {
+                let flag = email != nil ? "--email" : "--phone"
+                note("Check your \(email != nil ? "inbox" : "messages"): a confirmation code was sent to \(result.sentTo ?? "you"). Finish with: authctl verify \(flag) \(result.sentTo ?? "ADDRESS") CODE")
+            } else {
+                note("Account created; signed in as \(result.status.user?.displayName ?? "?") (profile \(result.status.profile)).")
+            }
+        }
+    }
+}
+
+/// `authctl verify`: finish a sign-up, a code sign-in or an email change with the code that was sent.
+struct Verify: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign in with a code sent by email or SMS (sign-up confirmation, one-time code, email change).",
+        discussion: "Exit 5 when the code is wrong, expired or already used.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "The email address the code was sent to.")
+    var email: String?
+
+    @Option(help: "The phone number the code was sent to.")
+    var phone: String?
+
+    @Option(help: "What the code is for: email (the default for --email), sms (the default for --phone), signup, magiclink, recovery, email_change.")
+    var type: String?
+
+    @Argument(help: "The code (asked on the terminal when absent).")
+    var code: String?
+
+    @Flag(help: "Print the resulting status as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        if (email == nil) == (phone == nil) { throw ValidationError("give either --email or --phone") }
+        let types = ["email", "sms", "signup", "magiclink", "recovery", "email_change", "phone_change"]
+        if let type, !types.contains(type) { throw ValidationError("--type must be one of \(types.joined(separator: ", "))") }
+    }
+
+    func run() throws {
+        try runReporting {
+            let code = try code ?? SecretReader.fromTerminal(prompt: "Code: ", echo: true, hint: "an argument")
+            let connection = try global.connect()
+            let status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, phone: phone,
+                                                                            code: code, type: type), timeout: 60)
+            try reportSignedIn(status, json: json)
+        }
+    }
+}
+
+/// `KEY=VALUE` pairs for `user_metadata`. Values that read as JSON (numbers, true, null, objects)
+/// are taken as JSON; anything else is a string.
+enum UserData {
+    static func parse(_ pairs: [String]) throws -> [String: JSONValue]? {
+        guard !pairs.isEmpty else { return nil }
+        var data: [String: JSONValue] = [:]
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw ValidationError("--data takes KEY=VALUE, not '\(pair)'")
+            }
+            let key = String(pair[..<equals])
+            let text = String(pair[pair.index(after: equals)...])
+            data[key] = (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .string(text)
+        }
+        return data
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import AuthdClient
+import AuthProtocol
+import Foundation
+
+/// `authctl user`: the signed-in user's record, and changes to it.
+struct UserCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "user",
+        abstract: "Show or change the signed-in user.",
+        subcommands: [Show.self, Update.self],
+        defaultSubcommand: Show.self)
+
+    /// `authctl user [show]`.
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the signed-in user as the server knows it.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print the server's user object as JSON.")
+        var json = false
+
+        func run() throws {
+            try runReporting {
+                let result = try global.connect().call(Methods.GetUser.self, ProfileParameters(profile: global.profile), timeout: 60)
+                if json { try printJSON(result.user) } else { print(UserText.render(result.user)) }
+            }
+        }
+    }
+
+    /// `authctl user update`.
+    struct Update: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change the email address, password or metadata (subscribers see USER_UPDATED).",
+            discussion: "A new email address is confirmed with the code sent to it (authctl verify --type email_change) unless the project confirms automatically. A new password signs out every other session of the account.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: "A new email address.")
+        var email: String?
+
+        @Flag(help: "Set a new password (asked on the terminal without echo).")
+        var password = false
+
+        @Flag(name: .customLong("password-stdin"), help: "Set a new password read from standard input.")
+        var passwordStdin = false
+
+        @Option(name: .customLong("data"), help: "A user_metadata entry, KEY=VALUE (repeatable; KEY=null removes it).")
+        var data: [String] = []
+
+        @Flag(help: "Print the updated user object as JSON.")
+        var json = false
+
+        func validate() throws {
+            if email == nil, !password, !passwordStdin, data.isEmpty { throw ValidationError("nothing to change: give --email, --password or --data") }
+            _ = try UserData.parse(data)
+        }
+
+        func run() throws {
+            try runReporting {
+                var newPassword: String?
+                if passwordStdin {
+                    newPassword = try SecretReader.fromStandardInput(what: "password")
+                } else if password {
+                    newPassword = try SecretReader.fromTerminal(prompt: "New password: ", echo: false, hint: "--password-stdin")
+                }
+                let result = try global.connect().call(Methods.UpdateUser.self, .init(profile: global.profile, email: email, password: newPassword,
+                                                                                        data: try UserData.parse(data)), timeout: 60)
+                if json { try printJSON(result.user) }
+                if let pending = result.user["new_email"]?.stringValue {
+                    note("A confirmation code was sent to \(pending). Finish with: authctl verify --type email_change --email \(pending) CODE")
+                } else {
+                    note("Updated \(result.user["email"]?.stringValue ?? "the user").")
+                }
+            }
+        }
+    }
+}
+
+/// The user object as a few lines for people.
+enum UserText {
+    static func render(_ user: JSONValue) -> String {
+        func text(_ key: String) -> String? {
+            guard let value = user[key]?.stringValue, !value.isEmpty else { return nil }
+            return value
+        }
+        var lines = ["ID:         \(text("id") ?? "?")"]
+        if let email = text("email") { lines.append("Email:      \(email)\(text("email_confirmed_at") == nil ? " (not confirmed)" : "")") }
+        if let pending = text("new_email") { lines.append("New email:  \(pending) (waiting for its code)") }
+        if let phone = text("phone") { lines.append("Phone:      +\(phone)") }
+        if case .array(let providers)? = user["app_metadata"]?["providers"] {
+            lines.append("Providers:  \(providers.compactMap(\.stringValue).joined(separator: ", "))")
+        }
+        if let created = text("created_at") { lines.append("Created:    \(created)") }
+        if let last = text("last_sign_in_at") { lines.append("Last login: \(last)") }
+        if case .object(let metadata)? = user["user_metadata"] {
+            let ignored: Set<String> = ["email", "email_verified", "phone_verified", "sub"]
+            let entries = metadata.filter { !ignored.contains($0.key) }.sorted { $0.key < $1.key }
+            if !entries.isEmpty {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                lines.append("Metadata:   " + entries.map { "\($0.key)=\((try? encoder.encode($0.value)).map { String(decoding: $0, as: UTF8.self) } ?? "?")" }
+                    .joined(separator: " "))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
