@@ -1,6 +1,9 @@
 import AuthdClient
 import AuthProtocol
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A browser sign-in with PKCE, driven from the terminal. authd keeps the code verifier; this side
 /// opens the browser and brings the redirect back, either through its own loopback listener or,
@@ -68,17 +71,33 @@ enum BrowserLauncher {
     static func open(_ url: String) -> Bool {
         let browser = ProcessInfo.processInfo.environment["BROWSER"].map { $0.split(separator: ":").map(String.init) } ?? []
         for command in browser + ["xdg-open"] where !command.isEmpty {
+            let program = command.split(separator: " ").first.map(String.init) ?? command
             let line = command.contains("%s") ? command.replacingOccurrences(of: "%s", with: "\"$1\"") : "\(command) \"$1\""
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "command -v \(command.split(separator: " ").first ?? "") >/dev/null 2>&1 || exit 127; \(line) >/dev/null 2>&1 &", "sh", url]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { continue }
-            process.waitUntilExit()
-            if process.terminationStatus == 0 { return true }
+            // The shell checks that the program exists, then leaves it running in the background:
+            // browsers (and xdg-open) may stay up for as long as the user browses.
+            let script = "command -v \(program) >/dev/null 2>&1 || exit 127; \(line) </dev/null >/dev/null 2>&1 &"
+            if run(["/bin/sh", "-c", script, "sh", url]) == 0 { return true }
         }
         return false
+    }
+
+    /// Runs `arguments` with standard streams on /dev/null and returns its exit status. Plain
+    /// posix_spawn and waitpid: Foundation's Process could miss the exit of a shell whose
+    /// background child lives on.
+    private static func run(_ arguments: [String]) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            if errno != EINTR { return -1 }
+        }
+        // WIFEXITED / WEXITSTATUS, which Swift does not import.
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : -1
     }
 }

@@ -88,6 +88,8 @@ final class LoopbackRedirectListener {
         var buffer = [UInt8](repeating: 0, count: 2048)
         while head.count < 16384 {
             let count = read(connection, &buffer, buffer.count)
+            // The browser launcher's children end while we read: SIGCHLD interrupts the call.
+            if count < 0, errno == EINTR { continue }
             if count <= 0 { break }
             head += buffer[0..<count]
             if head.firstIndex(of: UInt8(ascii: "\n")) != nil { break }
@@ -102,6 +104,7 @@ final class LoopbackRedirectListener {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
             if written <= 0 { return }
             offset += written
         }
