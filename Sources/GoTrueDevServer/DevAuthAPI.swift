@@ -30,7 +30,10 @@ public final class DevAuthAPI: Sendable {
         var path = request.path
         if path.hasPrefix("/auth/v1") { path.removeFirst("/auth/v1".count) }
         if path.count > 1, path.hasSuffix("/") { path.removeLast() }
-        if let anonKey = options.anonKey, !path.hasPrefix("/admin/dev"), request.headers["apikey"] != anonKey {
+        // Browsers reach /authorize (and the provider's /callback) without an apikey header: the
+        // Supabase gateway leaves those routes open, and so does this server.
+        let openRoute = path.hasPrefix("/admin/dev") || (request.method == "GET" && ["/authorize", "/callback"].contains(path))
+        if let anonKey = options.anonKey, !openRoute, request.headers["apikey"] != anonKey {
             return .json(401, ["message": "Invalid API key", "hint": "Double check your Supabase `anon` or `service_role` API key."])
         }
         switch (request.method, path) {

@@ -86,8 +86,9 @@ final class Stack: @unchecked Sendable {
         return daemon
     }
 
-    func authctl(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 60) throws -> Completed {
-        let result = try runCommand(Binaries.path("authctl"), arguments, environment: environment, input: input, timeout: timeout)
+    func authctl(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 60,
+                 environment: [String: String]? = nil) throws -> Completed {
+        let result = try runCommand(Binaries.path("authctl"), arguments, environment: environment ?? self.environment, input: input, timeout: timeout)
         transcript += [result.stdout, result.stderr]
         return result
     }

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+/// The development server's admin endpoints, as the sign-in tests use them.
+extension Stack {
+    /// POSTs `body` to the development server; fails unless it answers 2xx. Returns the body.
+    @discardableResult
+    func devPOST(_ path: String, _ body: String) throws -> String {
+        let result = try runCommand("/usr/bin/curl", ["-sS", "-w", "\n%{http_code}", "-X", "POST", "\(serverURL)\(path)",
+                                                      "-H", "apikey: e2e-anon-key", "-H", "Content-Type: application/json", "-d", body],
+                                    environment: environment)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let status = lines.last.flatMap({ Int($0) }), (200..<300).contains(status) else {
+            throw StackError("POST \(path) failed: \(result.stdout) \(result.stderr)")
+        }
+        return lines.dropLast().joined(separator: "\n")
+    }
+
+    /// `/admin/dev/stats`.
+    func devStats() throws -> [String: Any] {
+        let result = try runCommand("/usr/bin/curl", ["-sS", "\(serverURL)/auth/v1/admin/dev/stats"], environment: environment)
+        return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    /// Switches email confirmation (the project's "Confirm email" setting).
+    func setConfirmEmail(_ confirm: Bool) throws {
+        try devPOST("/auth/v1/admin/dev/settings", #"{"mailer_autoconfirm":\#(!confirm)}"#)
+    }
+
+    /// The code of the newest message of `type` sent to `address`, from the outbox.
+    func outboxCode(to address: String, type: String, channel: String = "email") throws -> String {
+        let query = address.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? address
+        let result = try runCommand("/usr/bin/curl", ["-sS", "\(serverURL)/auth/v1/admin/dev/outbox?to=\(query)"], environment: environment)
+        let messages = (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])?["messages"] as? [[String: Any]] ?? []
+        guard let message = messages.last(where: { $0["type"] as? String == type && $0["channel"] as? String == channel }),
+              let code = message["code"] as? String else {
+            throw StackError("no \(type) message to \(address) in the outbox: \(result.stdout)")
+        }
+        return code
+    }
+
+    /// An ID token from the development server's test issuer.
+    func mintIDToken(provider: String, email: String, nonce: String? = nil, audience: String? = nil) throws -> String {
+        var body: [String: Any] = ["provider": provider, "email": email]
+        body["nonce"] = nonce
+        body["aud"] = audience
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+        let answer = try devPOST("/auth/v1/admin/dev/id_token", json)
+        guard let token = (try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])?["id_token"] as? String else {
+            throw StackError("no ID token: \(answer)")
+        }
+        return token
+    }
+
+    /// Writes `contents` to a file in the stack's directory and returns its path.
+    func file(_ name: String, contents: String) throws -> String {
+        let path = directory.appendingPathComponent(name).path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// An executable shell script in the stack's directory.
+    func script(_ name: String, _ body: String) throws -> String {
+        let path = try file(name, contents: "#!/bin/sh\n" + body + "\n")
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// Fails the test when any of `secrets` appears in anything the daemon, the development
+    /// server, authctl's diagnostics or the `others` printed.
+    func expectNoSecretPrinted(_ secrets: [String], besides others: [Spawned], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let printed = allOutput() + others.map { $0.stdout + $0.stderr }.joined(separator: "\n")
+        for secret in secrets where !secret.isEmpty {
+            #expect(!printed.contains(secret), "a secret leaked into the output", sourceLocation: sourceLocation)
+        }
+    }
+}
