@@ -1,4 +1,5 @@
-# make install [PREFIX=~/.local] — binaries, user units, man pages, shell completions.
+# make install [PREFIX=~/.local] — binaries, user units, man pages, shell completions and the
+# x-scheme-handler desktop entry that hands custom-scheme sign-in redirects to authd.
 # make uninstall removes exactly what install put there.
 # CONFIGURATION=debug reuses a debug build (the test script does, to save a release build).
 
@@ -9,6 +10,7 @@ UNITDIR ?= $(PREFIX)/share/systemd/user
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+APPLICATIONSDIR ?= $(PREFIX)/share/applications
 CONFIGURATION ?= release
 
 SWIFT ?= swift
@@ -18,7 +20,8 @@ INSTALLED = \
 	$(BINDIR)/authd $(BINDIR)/authctl \
 	$(UNITDIR)/authd.service $(UNITDIR)/authd.socket \
 	$(MANDIR)/man1/authctl.1 $(MANDIR)/man5/authd.conf.5 $(MANDIR)/man7/authd-protocol.7 $(MANDIR)/man8/authd.8 \
-	$(BASHCOMPDIR)/authctl $(ZSHCOMPDIR)/_authctl $(FISHCOMPDIR)/authctl.fish
+	$(BASHCOMPDIR)/authctl $(ZSHCOMPDIR)/_authctl $(FISHCOMPDIR)/authctl.fish \
+	$(APPLICATIONSDIR)/authctl-open-url.desktop
 
 .PHONY: all build install uninstall
 
@@ -30,7 +33,8 @@ build:
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
-		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
+		$(DESTDIR)$(APPLICATIONSDIR)
 	install -m 755 $(BUILT)/authd $(BUILT)/authctl $(DESTDIR)$(BINDIR)/
 	sed 's|^ExecStart=.*|ExecStart=$(BINDIR)/authd|' systemd/authd.service > $(DESTDIR)$(UNITDIR)/authd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/authd.service
@@ -42,6 +46,8 @@ install: build
 	$(BUILT)/authctl --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/authctl
 	$(BUILT)/authctl --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_authctl
 	$(BUILT)/authctl --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/authctl.fish
+	sed 's|^Exec=authctl |Exec=$(BINDIR)/authctl |' desktop/authctl-open-url.desktop > $(DESTDIR)$(APPLICATIONSDIR)/authctl-open-url.desktop
+	chmod 644 $(DESTDIR)$(APPLICATIONSDIR)/authctl-open-url.desktop
 	@echo "Installed. Start it with: systemctl --user daemon-reload && systemctl --user enable --now authd.socket"
 
 uninstall:
