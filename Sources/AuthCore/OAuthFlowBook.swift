@@ -23,6 +23,14 @@ public struct OAuthFlow: Sendable, Equatable {
     }
 }
 
+/// A redirect matched to its flow.
+public struct OAuthFlowMatch: Sendable, Equatable {
+    /// The flow, now removed from the book.
+    public var flow: OAuthFlow
+    /// The authorization code the browser brought back.
+    public var code: String
+}
+
 /// Why a browser sign-in could not be completed.
 public enum OAuthFlowFailure: Error, Sendable, Equatable {
     /// No flow is waiting for this redirect (never started, already used, or expired).
@@ -67,7 +75,7 @@ public struct OAuthFlowBook: Sendable {
     /// Matches the redirect `callback` to a flow (the one named `id`, or else the newest whose
     /// redirect address it starts with) and removes that flow. Returns the flow and the
     /// authorization code, or why the sign-in failed.
-    public mutating func complete(callback: URL, flowID id: String?, now: Date) -> Result<(flow: OAuthFlow, code: String), OAuthFlowFailure> {
+    public mutating func complete(callback: URL, flowID id: String?, now: Date) -> Result<OAuthFlowMatch, OAuthFlowFailure> {
         let address = Self.addressWithoutQuery(callback)
         guard let index = flows.lastIndex(where: { flow in
             id.map { $0 == flow.id } ?? (Self.addressWithoutQuery(URL(string: flow.redirectTo)) == address)
@@ -83,7 +91,7 @@ public struct OAuthFlowBook: Sendable {
         guard let code = parameters["code"], !code.isEmpty else {
             return .failure(.malformedCallback("the redirect carries neither a code nor an error"))
         }
-        return .success((flow, code))
+        return .success(OAuthFlowMatch(flow: flow, code: code))
     }
 
     private static func isExpired(_ flow: OAuthFlow, now: Date) -> Bool {

@@ -29,6 +29,7 @@ public struct SessionMachine: Sendable {
     private var lastFailureAt: Date?
     private var storeFailures = 0
     private var storeRetryInFlight = false
+    private var storeAgainAfterWrite = false
     private var loadFailures = 0
     private var loadInFlight = false
     private var lastLoadAt: Date?
@@ -248,7 +249,14 @@ public struct SessionMachine: Sendable {
         } else {
             return []
         }
+        let changedMeanwhile = storeAgainAfterWrite
         actions += keyringOutcome(failure, now: now, random: random)
+        if changedMeanwhile, failure == nil {
+            // The session changed while that write was out: write the newer one too. (After a
+            // failed write the scheduled retry writes the current session anyway.)
+            storeAgainAfterWrite = false
+            actions += storeAgainIfIdle()
+        }
         return actions + evaluate(now: now)
     }
 
@@ -337,6 +345,7 @@ public struct SessionMachine: Sendable {
     /// Writes the served session again after it changed in place (dates shifted, user updated).
     /// A refresh or a failing keyring will write it anyway, so only an idle signed-in session needs it.
     private mutating func storeAgainIfIdle() -> [SessionAction] {
+        if storeRetryInFlight { storeAgainAfterWrite = true }
         guard phase == .signedIn, let session, !storeRetryInFlight, storeRetryAt == nil else { return [] }
         storeRetryInFlight = true
         return [.store(session, generation: generation)]
@@ -346,6 +355,7 @@ public struct SessionMachine: Sendable {
         storeFailures = 0
         storeRetryAt = nil
         storeRetryInFlight = false
+        storeAgainAfterWrite = false
     }
 
     private mutating func beginRefresh() -> [SessionAction] {

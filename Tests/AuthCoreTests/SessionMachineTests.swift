@@ -410,3 +410,45 @@ import Testing
         }
     }
 }
+
+/// Sign-ins that announce something other than `SIGNED_IN`, and changes to the user.
+@Suite struct AccountEventTests {
+    let t0 = Fixtures.t0
+    let policy = RefreshPolicy(jitterFraction: 0)
+
+    @Test func aRecoverySignInIsAnnouncedAsPasswordRecoveryOnceStored() {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.storedSessionLoaded(nil, now: t0)
+        let session = Fixtures.session(2)
+        let actions = machine.signedIn(session, request: nil, now: t0, announcing: .passwordRecovery)
+        #expect(actions == [.cancelTimer, .store(session, generation: machine.generation)])
+        let stored = machine.storeFinished(generation: machine.generation, failure: nil, now: t0)
+        #expect(stored.first == .emit(.passwordRecovery))
+        #expect(!stored.contains(.emit(.signedIn)))
+        #expect(machine.phase == .signedIn)
+    }
+
+    @Test func anUpdatedUserIsKeptStoredAndAnnounced() {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.storedSessionLoaded(Fixtures.session(1), now: t0)
+        let moved = UserSummary(id: Fixtures.session(1).user.id, email: "moved@example.com")
+        let actions = machine.userUpdated(moved, now: t0)
+        var expected = Fixtures.session(1)
+        expected.user = moved
+        #expect(actions == [.store(expected, generation: machine.generation), .emit(.userUpdated)])
+        #expect(machine.session?.user.email == "moved@example.com")
+        // A second change while the first write is out is announced, and written once that write is done.
+        let renamed = UserSummary(id: moved.id, email: "renamed@example.com")
+        #expect(machine.userUpdated(renamed, now: t0) == [.emit(.userUpdated)])
+        expected.user = renamed
+        #expect(machine.storeFinished(generation: machine.generation, failure: nil, now: t0).contains(.store(expected, generation: machine.generation)))
+        #expect(!machine.storeFinished(generation: machine.generation, failure: nil, now: t0).contains { if case .store = $0 { true } else { false } })
+    }
+
+    @Test func anUpdateForAnotherUserIsIgnored() {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.storedSessionLoaded(Fixtures.session(1), now: t0)
+        #expect(machine.userUpdated(UserSummary(id: "someone-else", email: "x@example.com"), now: t0).isEmpty)
+        #expect(machine.session == Fixtures.session(1))
+    }
+}
