@@ -93,7 +93,9 @@ let package = Package(
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "GoTrueDevServerTests", dependencies: ["GoTrueDevServer", "GoTrue", "AuthCore"]),
+        .testTarget(name: "GoTrueDevServerTests", dependencies: [
+            "GoTrueDevServer", "GoTrue", "AuthCore", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [
             "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
