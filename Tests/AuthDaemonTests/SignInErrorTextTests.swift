@@ -1,0 +1,42 @@
+import AuthCore
+@testable import AuthDaemon
+import AuthProtocol
+import Foundation
+import Testing
+
+/// GoTrue's refusals, by sign-in method, as the user reads them: a stable reason and a message
+/// that says what to do.
+@Suite struct SignInErrorTextTests {
+    func http(_ status: Int, _ code: String?, _ message: String) -> ServerFailure {
+        .http(status: status, code: code, message: message, retryAfter: nil)
+    }
+
+    @Test func idTokenRefusalsNameTheFix() {
+        let audience = SignInErrorText.error(http(400, "invalid request", "Unacceptable audience in id_token: [ios-client]"), method: .idToken)
+        #expect(audience.data?.reason == ErrorReason.idTokenRejected.rawValue)
+        #expect(audience.message.contains("[ios-client]") && audience.message.contains("add that client ID to the provider's Client IDs"))
+        let nonce = SignInErrorText.error(http(400, "invalid nonce", "Nonces mismatch"), method: .idToken)
+        #expect(nonce.message.contains("pass the raw nonce") && nonce.message.contains("SHA-256"))
+        let missing = SignInErrorText.error(http(400, "invalid request", "Passed nonce and nonce in id_token should either both exist or not."), method: .idToken)
+        #expect(missing.message.contains("none was passed"))
+        #expect(SignInErrorText.error(http(400, "invalid request", "Bad ID token"), method: .idToken).message.contains("get a fresh one"))
+    }
+
+    @Test func codeAndBrowserRefusalsHaveTheirOwnReasons() {
+        #expect(SignInErrorText.error(http(403, "otp_expired", "Token has expired or is invalid"), method: .code).data?.reason == "code_rejected")
+        #expect(SignInErrorText.error(http(403, "bad_code_verifier", "x"), method: .browser).data?.reason == "oauth_failed")
+        #expect(SignInErrorText.error(http(400, "flow_state_expired", "x"), method: .browser).data?.reason == "flow_expired")
+        #expect(SignInErrorText.error(OAuthFlowFailure.expired).data?.reason == "flow_expired")
+        let denied = SignInErrorText.error(OAuthFlowFailure.provider(error: "access_denied", code: nil, description: "User said no"))
+        #expect(denied.message == "the sign-in was cancelled or denied at the provider (User said no)")
+        #expect(SignInErrorText.error(http(400, "invalid_credentials", "Invalid login credentials"), method: .password).message == "wrong email or password")
+    }
+
+    @Test func transientFailuresReadTheSameForEveryMethod() {
+        for method in [SignInErrorText.Method.password, .signUp, .code, .idToken, .browser] {
+            #expect(SignInErrorText.error(.unreachable(url: "https://x.supabase.co/auth/v1", detail: "timed out"), method: method).data?.reason == "offline")
+            #expect(SignInErrorText.error(http(429, "over_request_rate_limit", "slow down"), method: method).data?.reason == "rate_limited")
+            #expect(SignInErrorText.error(http(503, nil, "service unavailable"), method: method).data?.reason == "server_error")
+        }
+    }
+}
