@@ -96,3 +96,67 @@ def test_global_sign_out_ends_every_session_of_the_user(dev_server, email):
     with pytest.raises(AuthApiError) as ended:
         client(dev_server).refresh_session(other.refresh_token)
     assert ended.value.code == "refresh_token_not_found"
+
+
+def outbox_code(url: str, address: str) -> str:
+    import urllib.request
+    with urllib.request.urlopen(f"{url}/admin/dev/outbox?to={address}") as answer:
+        return json.load(answer)["messages"][-1]["code"]
+
+
+def post_admin(url: str, path: str, body: dict) -> dict:
+    import urllib.request
+    request = urllib.request.Request(f"{url}{path}", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as answer:
+        text = answer.read()
+        return json.loads(text) if text else {}
+
+
+def test_verify_otp_signs_in_once(dev_server, email):
+    auth = client(dev_server)
+    auth.sign_in_with_otp({"email": email})
+    code = outbox_code(dev_server, email)
+    with pytest.raises(AuthApiError) as wrong:
+        auth.verify_otp({"email": email, "token": "000000", "type": "email"})
+    assert wrong.value.code == "otp_expired"
+    response = auth.verify_otp({"email": email, "token": code, "type": "email"})
+    assert response.user.email == email
+    assert claims(response.session.access_token)["amr"][0]["method"] == "otp"
+    with pytest.raises(AuthApiError):
+        client(dev_server).verify_otp({"email": email, "token": code, "type": "email"})
+
+
+def test_sign_in_with_id_token_and_its_nonce(dev_server, email):
+    import hashlib
+    raw = "python-raw-nonce"
+    id_token = post_admin(dev_server, "/admin/dev/id_token",
+                          {"provider": "google", "email": email, "nonce": hashlib.sha256(raw.encode()).hexdigest()})["id_token"]
+    with pytest.raises(AuthApiError) as mismatch:
+        client(dev_server).sign_in_with_id_token({"provider": "google", "token": id_token, "nonce": "not-it"})
+    assert mismatch.value.status == 400
+    assert "Nonces mismatch" in mismatch.value.message
+    response = client(dev_server).sign_in_with_id_token({"provider": "google", "token": id_token, "nonce": raw})
+    assert response.user.email == email
+    assert response.user.app_metadata["providers"] == ["google"]
+
+
+def test_exchange_code_for_session_after_the_browser_redirect(dev_server, email):
+    import urllib.request
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    post_admin(dev_server, "/admin/dev/oauth", {"email": email})
+    auth = SyncGoTrueClient(url=dev_server, headers={"apikey": ANON_KEY}, auto_refresh_token=False, flow_type="pkce")
+    start = auth.sign_in_with_oauth({"provider": "github", "options": {"redirect_to": "http://127.0.0.1:5999/callback"}})
+    opener = urllib.request.build_opener(NoRedirect)
+    with pytest.raises(urllib.error.HTTPError) as redirect:
+        opener.open(start.url)
+    assert redirect.value.code == 302
+    location = redirect.value.headers["Location"]
+    assert location.startswith("http://127.0.0.1:5999/callback?code=")
+    response = auth.exchange_code_for_session({"auth_code": location.split("code=", 1)[1]})
+    assert response.user.email == email
+    assert response.session.provider_token
