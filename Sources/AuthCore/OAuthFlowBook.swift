@@ -23,14 +23,6 @@ public struct OAuthFlow: Sendable, Equatable {
     }
 }
 
-/// A redirect matched to its flow.
-public struct OAuthFlowMatch: Sendable, Equatable {
-    /// The flow, now removed from the book.
-    public var flow: OAuthFlow
-    /// The authorization code the browser brought back.
-    public var code: String
-}
-
 /// Why a browser sign-in could not be completed.
 public enum OAuthFlowFailure: Error, Sendable, Equatable {
     /// No flow is waiting for this redirect (never started, already used, or expired).
@@ -72,27 +64,31 @@ public struct OAuthFlowBook: Sendable {
     /// Forgets a flow (cancelled, or its waiting client went away).
     public mutating func cancel(_ id: String) { flows.removeAll { $0.id == id } }
 
-    /// Matches the redirect `callback` to a flow (the one named `id`, or else the newest whose
-    /// redirect address it starts with) and removes that flow. Returns the flow and the
-    /// authorization code, or why the sign-in failed.
-    public mutating func complete(callback: URL, flowID id: String?, now: Date) -> Result<OAuthFlowMatch, OAuthFlowFailure> {
+    /// Removes and returns the flow the redirect `callback` belongs to: the one named `id`, or
+    /// else the newest whose redirect address the callback has. Nil when none waits for it.
+    public mutating func take(callback: URL, flowID id: String?) -> OAuthFlow? {
         let address = Self.addressWithoutQuery(callback)
         guard let index = flows.lastIndex(where: { flow in
             id.map { $0 == flow.id } ?? (Self.addressWithoutQuery(URL(string: flow.redirectTo)) == address)
-        }) else {
-            return .failure(.noPendingFlow(address))
-        }
-        let flow = flows.remove(at: index)
-        if Self.isExpired(flow, now: now) { return .failure(.expired) }
-        let parameters = Self.parameters(of: callback)
+        }) else { return nil }
+        return flows.remove(at: index)
+    }
+
+    /// What the redirect says about `flow`: its authorization code, or why the sign-in failed.
+    public static func outcome(of callback: URL, for flow: OAuthFlow, now: Date) -> Result<String, OAuthFlowFailure> {
+        if isExpired(flow, now: now) { return .failure(.expired) }
+        let parameters = parameters(of: callback)
         if let error = parameters["error"] ?? parameters["error_code"] {
             return .failure(.provider(error: error, code: parameters["error_code"], description: parameters["error_description"]))
         }
         guard let code = parameters["code"], !code.isEmpty else {
             return .failure(.malformedCallback("the redirect carries neither a code nor an error"))
         }
-        return .success(OAuthFlowMatch(flow: flow, code: code))
+        return .success(code)
     }
+
+    /// The address a redirect was sent to, as `noPendingFlow` reports it.
+    public static func address(of callback: URL) -> String { addressWithoutQuery(callback) }
 
     private static func isExpired(_ flow: OAuthFlow, now: Date) -> Bool {
         now.timeIntervalSince(flow.startedAt) > lifetime

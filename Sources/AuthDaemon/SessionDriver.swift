@@ -187,18 +187,21 @@ public actor SessionDriver: Service {
     /// Completes a browser sign-in with the URL the browser was sent back to, and answers
     /// whoever waits for that flow (`waitForBrowserSignIn`) the same way.
     public func completeBrowserSignIn(callback: URL, flowID: String?) async -> Result<Void, SignInFailure> {
-        let result: Result<Void, SignInFailure>
-        var completed: String?
-        switch flows.complete(callback: callback, flowID: flowID, now: clock.now()) {
-        case .failure(let failure):
+        guard let flow = flows.take(callback: callback, flowID: flowID) else {
+            let failure = OAuthFlowFailure.noPendingFlow(OAuthFlowBook.address(of: callback))
             logger.info("browser sign-in failed", metadata: ["error": "\(failure)"])
-            if let flowID { finishFlowWaiters(flowID, with: .failure(.flow(failure))) }
             return .failure(.flow(failure))
-        case .success(let match):
-            completed = match.flow.id
-            result = await signIn(.authorizationCode(code: match.code, codeVerifier: match.flow.codeVerifier))
         }
-        if let completed { finishFlowWaiters(completed, with: result) }
+        let result: Result<Void, SignInFailure>
+        switch OAuthFlowBook.outcome(of: callback, for: flow, now: clock.now()) {
+        case .failure(let failure):
+            logger.info("browser sign-in failed", metadata: ["oauth.flow": "\(flow.id)", "error": "\(failure)"])
+            result = .failure(.flow(failure))
+        case .success(let code):
+            result = await signIn(.authorizationCode(code: code, codeVerifier: flow.codeVerifier))
+        }
+        // Whoever waits for this flow (`authctl login --redirect-url`) learns the outcome too.
+        finishFlowWaiters(flow.id, with: result)
         return result
     }
 

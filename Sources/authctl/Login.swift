@@ -103,13 +103,13 @@ struct Login: ParsableCommand {
                 }
                 note("A code was sent by \(sent.channel) to \(sent.sentTo).")
                 let code = try codeStdin ? SecretReader.fromStandardInput(what: "code")
-                    : SecretReader.fromTerminal(prompt: "Code: ", echo: true, hint: "--code-stdin")
+                    : SecretReader.fromTerminal(prompt: "Code: ", echo: true, otherwise: "pass it on standard input with --code-stdin")
                 status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, phone: phone, code: code),
                                              timeout: 60)
             } else {
                 let email = email ?? ""
                 let password = try passwordStdin ? SecretReader.fromStandardInput(what: "password")
-                    : SecretReader.fromTerminal(prompt: "Password for \(email): ", echo: false, hint: "--password-stdin")
+                    : SecretReader.fromTerminal(prompt: "Password for \(email): ", echo: false, otherwise: "pass it on standard input with --password-stdin")
                 guard !password.isEmpty else { throw Failure("the password is empty", .signInRefused) }
                 status = try connection.call(Methods.SignInWithPassword.self,
                                              .init(profile: global.profile, email: email, password: password), timeout: 60)

@@ -13,12 +13,12 @@ enum SecretReader {
         return line
     }
 
-    /// A line typed on the controlling terminal after `prompt`; `hint` names the flag to use
-    /// when there is no terminal.
-    static func fromTerminal(prompt: String, echo: Bool, hint: String) throws -> String {
+    /// A line typed on the controlling terminal after `prompt`; `otherwise` says how to pass
+    /// it when there is no terminal.
+    static func fromTerminal(prompt: String, echo: Bool, otherwise: String) throws -> String {
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard fd >= 0 else {
-            throw Failure("no terminal to ask on; pass it on standard input with \(hint)", .failure)
+            throw Failure("no terminal to ask on: \(otherwise)", .failure)
         }
         defer { close(fd) }
         var original = termios()

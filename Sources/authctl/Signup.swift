@@ -34,7 +34,7 @@ struct Signup: ParsableCommand {
     func run() throws {
         try runReporting {
             let password = try passwordStdin ? SecretReader.fromStandardInput(what: "password")
-                : SecretReader.fromTerminal(prompt: "New password: ", echo: false, hint: "--password-stdin")
+                : SecretReader.fromTerminal(prompt: "New password: ", echo: false, otherwise: "pass it on standard input with --password-stdin")
             guard !password.isEmpty else { throw Failure("the password is empty", .signInRefused) }
             let connection = try global.connect()
             let result = try connection.call(Methods.SignUp.self, .init(profile: global.profile, email: email, phone: phone,
@@ -81,7 +81,7 @@ struct Verify: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let code = try code ?? SecretReader.fromTerminal(prompt: "Code: ", echo: true, hint: "an argument")
+            let code = try code ?? SecretReader.fromTerminal(prompt: "Code: ", echo: true, otherwise: "give the code as an argument")
             let connection = try global.connect()
             let status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, phone: phone,
                                                                             code: code, type: type), timeout: 60)

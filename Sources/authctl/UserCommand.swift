@@ -62,7 +62,7 @@ struct UserCommand: ParsableCommand {
                 if passwordStdin {
                     newPassword = try SecretReader.fromStandardInput(what: "password")
                 } else if password {
-                    newPassword = try SecretReader.fromTerminal(prompt: "New password: ", echo: false, hint: "--password-stdin")
+                    newPassword = try SecretReader.fromTerminal(prompt: "New password: ", echo: false, otherwise: "pass it on standard input with --password-stdin")
                 }
                 let result = try global.connect().call(Methods.UpdateUser.self, .init(profile: global.profile, email: email, password: newPassword,
                                                                                         data: try UserData.parse(data)), timeout: 60)

@@ -3,7 +3,7 @@ import AuthTestSupport
 import Foundation
 import Testing
 
-/// Matching browser redirects to pending PKCE flows.
+/// Matching browser redirects to pending PKCE flows, and reading what they say.
 @Suite struct OAuthFlowBookTests {
     let t0 = Fixtures.t0
 
@@ -11,49 +11,46 @@ import Testing
         OAuthFlow(id: id, provider: "github", redirectTo: redirect, codeVerifier: "verifier-\(id)", startedAt: t0.addingTimeInterval(time))
     }
 
-    @Test func aLoopbackRedirectCompletesTheFlowItNamesOnce() throws {
+    @Test func aLoopbackRedirectTakesTheFlowItNamesOnce() {
         var book = OAuthFlowBook()
         book.start(flow("a"), now: t0)
         book.start(flow("b"), now: t0)
         let callback = URL(string: "http://127.0.0.1:4000/callback?code=c0de")!
-        let match = try book.complete(callback: callback, flowID: "a", now: t0.addingTimeInterval(5)).get()
-        #expect(match.flow.codeVerifier == "verifier-a")
-        #expect(match.code == "c0de")
+        let taken = book.take(callback: callback, flowID: "a")
+        #expect(taken?.codeVerifier == "verifier-a")
+        #expect(taken.map { OAuthFlowBook.outcome(of: callback, for: $0, now: t0.addingTimeInterval(5)) } == .success("c0de"))
         #expect(book.pending(now: t0).map(\.id) == ["b"])
-        #expect(book.complete(callback: callback, flowID: "a", now: t0) == .failure(.noPendingFlow("http://127.0.0.1:4000/callback")))
+        #expect(book.take(callback: callback, flowID: "a") == nil)
+        #expect(OAuthFlowBook.address(of: callback) == "http://127.0.0.1:4000/callback")
     }
 
-    @Test func aCustomSchemeRedirectCompletesTheNewestFlowWithThatAddress() throws {
+    @Test func aCustomSchemeRedirectTakesTheNewestFlowWithThatAddress() {
         var book = OAuthFlowBook()
         book.start(flow("old", redirect: "myapp://login-callback"), now: t0)
         book.start(flow("other", redirect: "otherapp://cb"), now: t0)
         book.start(flow("new", redirect: "myapp://login-callback/", at: 1), now: t0)
-        let match = try book.complete(callback: URL(string: "MYAPP://login-callback?code=x")!, flowID: nil, now: t0.addingTimeInterval(2)).get()
-        #expect(match.flow.id == "new")
-        #expect(try book.complete(callback: URL(string: "myapp://login-callback?code=y")!, flowID: nil, now: t0).get().flow.id == "old")
-        #expect(book.complete(callback: URL(string: "thirdapp://cb?code=z")!, flowID: nil, now: t0) == .failure(.noPendingFlow("thirdapp://cb")))
+        #expect(book.take(callback: URL(string: "MYAPP://login-callback?code=x")!, flowID: nil)?.id == "new")
+        #expect(book.take(callback: URL(string: "myapp://login-callback?code=y")!, flowID: nil)?.id == "old")
+        #expect(book.take(callback: URL(string: "thirdapp://cb?code=z")!, flowID: nil) == nil)
+        #expect(book.pending(now: t0).map(\.id) == ["other"])
     }
 
-    @Test func theProvidersErrorIsReportedFromTheQueryOrTheFragment() {
-        var book = OAuthFlowBook()
-        book.start(flow("a"), now: t0)
-        book.start(flow("b"), now: t0)
+    @Test func theProvidersErrorIsReadFromTheQueryOrTheFragment() {
+        let pending = flow("a")
         let query = URL(string: "http://127.0.0.1:4000/callback?error=access_denied&error_code=provider_denied&error_description=The%20user%20said%20no")!
-        #expect(book.complete(callback: query, flowID: "a", now: t0)
+        #expect(OAuthFlowBook.outcome(of: query, for: pending, now: t0)
                 == .failure(.provider(error: "access_denied", code: "provider_denied", description: "The user said no")))
         let fragment = URL(string: "http://127.0.0.1:4000/callback#error=server_error&error_description=oops")!
-        #expect(book.complete(callback: fragment, flowID: "b", now: t0) == .failure(.provider(error: "server_error", code: nil, description: "oops")))
-        #expect(book.pending(now: t0).isEmpty) // a failed flow is used up too
+        #expect(OAuthFlowBook.outcome(of: fragment, for: pending, now: t0) == .failure(.provider(error: "server_error", code: nil, description: "oops")))
     }
 
     @Test func anExpiredFlowIsRefusedAndARedirectWithoutCodeIsMalformed() {
         var book = OAuthFlowBook()
         book.start(flow("a"), now: t0)
-        book.start(flow("b"), now: t0)
         let late = t0.addingTimeInterval(OAuthFlowBook.lifetime + 1)
         #expect(book.pending(now: late).isEmpty)
-        #expect(book.complete(callback: URL(string: "http://127.0.0.1:4000/callback?code=x")!, flowID: "a", now: late) == .failure(.expired))
-        if case .failure(.malformedCallback) = book.complete(callback: URL(string: "http://127.0.0.1:4000/callback")!, flowID: "b", now: t0) {} else {
+        #expect(OAuthFlowBook.outcome(of: URL(string: "http://127.0.0.1:4000/callback?code=x")!, for: flow("a"), now: late) == .failure(.expired))
+        if case .failure(.malformedCallback) = OAuthFlowBook.outcome(of: URL(string: "http://127.0.0.1:4000/callback")!, for: flow("a"), now: t0) {} else {
             Issue.record("a redirect without code or error was accepted")
         }
     }
