@@ -143,3 +143,50 @@ struct FixtureMissing: Error { let name: String }
         }
     }
 }
+
+/// The sign-in methods beyond the password and the user record, pinned the same way.
+@Suite struct AccountWireFormatTests {
+    /// Encodes `value` as a request or result with `id`, compares with the fixture, and decodes the fixture back.
+    func pin<P: Codable & Equatable & Sendable>(request method: String, _ parameters: P, id: Int64, _ fixture: String) throws {
+        #expect(WireFormatTests.line(try RPCCodec.encodeRequest(method: method, params: parameters, id: .number(id))) == (try WireFormatTests.fixture(fixture)))
+        #expect(try RPCCodec.decodeParams(P.self, from: try WireFormatTests.fixture(fixture)) == parameters)
+    }
+
+    func pin<R: Codable & Equatable & Sendable>(result: R, id: Int64, _ fixture: String) throws {
+        #expect(WireFormatTests.line(try RPCCodec.encodeResult(result, id: .number(id))) == (try WireFormatTests.fixture(fixture)))
+        #expect(try JSONDecoder().decode(RPCResponse<R>.self, from: try WireFormatTests.fixture(fixture)).result == result)
+    }
+
+    @Test func everyAccountMethodBothWays() throws {
+        try pin(request: Methods.SignUp.name, Methods.SignUp.Parameters(email: "a@example.com", password: "hunter22", data: ["name": .string("Ada")]),
+                id: 20, "request-sign-up")
+        let signedOut = SessionStatus(profile: "default", state: "signed_out", server: "http://127.0.0.1:9999")
+        try pin(result: Methods.SignUp.Result(status: signedOut, confirmationSent: true, sentTo: "a@example.com"), id: 20, "result-sign-up")
+        try pin(request: Methods.SendCode.name, Methods.SendCode.Parameters(phone: "+15551234567", purpose: "sign_in", createUser: true),
+                id: 21, "request-send-code")
+        try pin(result: Methods.SendCode.Result(sentTo: "+15551234567", channel: "sms"), id: 21, "result-send-code")
+        try pin(request: Methods.VerifyCode.name, Methods.VerifyCode.Parameters(email: "a@example.com", code: "123456", type: "recovery"),
+                id: 22, "request-verify-code")
+        try pin(request: Methods.SignInWithIdToken.name,
+                Methods.SignInWithIdToken.Parameters(provider: "apple", idToken: "eyJhbGciOiJFUzI1NiJ9.e30.sig", nonce: "raw-nonce"),
+                id: 23, "request-sign-in-with-id-token")
+        try pin(result: Methods.MakeNonce.Result(nonce: "raw-nonce", nonceSHA256: "1f2e3d"), id: 24, "result-make-nonce")
+        try pin(request: Methods.OAuthBegin.name, Methods.OAuthBegin.Parameters(provider: "github", redirectTo: "http://127.0.0.1:41234/callback"),
+                id: 25, "request-oauth-begin")
+        try pin(result: Methods.OAuthBegin.Result(flowID: "Qm9vdA", url: "https://abcd.supabase.co/auth/v1/authorize?provider=github", expiresIn: 300),
+                id: 25, "result-oauth-begin")
+        try pin(request: Methods.OAuthComplete.name, Methods.OAuthComplete.Parameters(callbackURL: "myapp://login-callback?code=c0de"),
+                id: 26, "request-oauth-complete")
+        try pin(request: Methods.UpdateUser.name, Methods.UpdateUser.Parameters(data: ["plan": .string("pro"), "seats": .integer(3)]),
+                id: 27, "request-user-update")
+        let user = JSONValue.object(["id": .string("u1"), "email": .string("a@example.com"),
+                                     "user_metadata": .object(["plan": .string("pro"), "seats": .integer(3)])])
+        try pin(result: UserResult(profile: "default", user: user), id: 27, "result-user")
+    }
+
+    @Test func unknownReasonsAndEventNamesAreAcceptedByClients() throws {
+        let error = try JSONDecoder().decode(RPCErrorObject.self, from: Data(#"{"code":-32000,"message":"m","data":{"reason":"from_the_future"}}"#.utf8))
+        #expect(error.reason == nil && error.data?.reason == "from_the_future")
+        #expect(ErrorReason(rawValue: "code_rejected") == .codeRejected)
+    }
+}
