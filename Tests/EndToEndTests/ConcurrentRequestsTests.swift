@@ -52,10 +52,13 @@ struct ConcurrentRequestsTests {
         """
 
     @Test func aThousandRequestsPastExpiryCauseExactlyOneRefresh() async throws {
-        try await Stack.running("herd", lifetime: 4) { stack in
+        // Lifetime 8 s, refresh lead 1 s: the freeze starts well before the scheduled refresh at
+        // 7 s and lasts past expiry, and the rotated token's own refresh is 7 s after the thaw,
+        // long after the answers are in and the grants counted, even on a loaded CI machine.
+        try await Stack.running("herd", lifetime: 8) { stack in
             let daemon = try stack.startSignedIn(email: "herd@example.com", password: "herd-password", daemonArguments: ["--refresh-lead", "1"])
             let before = try stack.refreshGrants()
-            let result = try runCommand("/usr/bin/python3", ["-c", Self.client, stack.socketPath, "1000", String(daemon.process.processIdentifier), "5"],
+            let result = try runCommand("/usr/bin/python3", ["-c", Self.client, stack.socketPath, "1000", String(daemon.process.processIdentifier), "9"],
                                         environment: stack.environment, timeout: 120)
             let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout) \(result.stderr)")
             let grants = try stack.refreshGrants() - before
