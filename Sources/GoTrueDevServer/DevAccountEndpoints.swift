@@ -6,8 +6,8 @@ extension DevAuthAPI {
     /// `POST /otp`: a sign-in code by email or SMS; unknown addresses are signed up when
     /// `create_user` is true (GoTrue's default).
     func sendOneTimeCode(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
-        let phone = (body["phone"] as? String).map(DevStore.normalizedPhone) ?? ""
-        let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let phone = Self.phone(in: body)
+        let email = Self.email(in: body) ?? ""
         guard !phone.isEmpty || Self.looksLikeEmail(email) else {
             return DevError.response(400, "validation_failed", phone.isEmpty && email.isEmpty
                                      ? "An email address or phone number is required" : "Unable to validate email address: invalid format",
@@ -50,8 +50,7 @@ extension DevAuthAPI {
         case "email_change": purpose = "email_change"
         default: return DevError.response(400, "validation_failed", "Unsupported verification type", request: request)
         }
-        let address = purpose == "sms" ? DevStore.normalizedPhone(body["phone"] as? String ?? "")
-            : (body["email"] as? String ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        let address = purpose == "sms" ? Self.phone(in: body) : Self.email(in: body) ?? ""
         return state.withLock { store -> DevResponse in
             let key = "\(address) \(purpose)"
             guard let sent = store.codes[key], sent.code == token, now.timeIntervalSince(sent.sentAt) <= options.otpLifetime,
@@ -77,7 +76,7 @@ extension DevAuthAPI {
     /// `POST /recover`: a recovery code for a known address; the same empty answer otherwise, so
     /// that the endpoint does not tell who has an account.
     func recover(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
-        let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let email = Self.email(in: body) ?? ""
         guard Self.looksLikeEmail(email) else {
             return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
         }
@@ -92,7 +91,7 @@ extension DevAuthAPI {
         if body["phone"] != nil {
             return DevError.response(422, "validation_failed", "Phone changes are not supported by the development server", request: request)
         }
-        let newEmail = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased()
+        let newEmail = Self.email(in: body)
         if let newEmail, !Self.looksLikeEmail(newEmail) {
             return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
         }
@@ -148,6 +147,16 @@ extension DevAuthAPI {
     func changeSettings(_ body: [String: Any]) -> DevResponse {
         if let autoconfirm = body["mailer_autoconfirm"] as? Bool { state.withLock { $0.mailerAutoconfirm = autoconfirm } }
         return DevResponse(status: 204)
+    }
+
+    /// The request's `email`, trimmed and lower-cased as GoTrue stores it; nil when absent.
+    static func email(in body: [String: Any]) -> String? {
+        (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+
+    /// The request's `phone` as GoTrue stores it (digits only); empty when absent.
+    static func phone(in body: [String: Any]) -> String {
+        (body["phone"] as? String).map(DevStore.normalizedPhone) ?? ""
     }
 
     /// Makes a 6-digit code for `purpose`, replacing an earlier one, and "sends" it.

@@ -115,8 +115,8 @@ public final class DevAuthAPI: Sendable {
     }
 
     private func signUp(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
-        let phone = (body["phone"] as? String).map(DevStore.normalizedPhone) ?? ""
-        let email = (body["email"] as? String)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let phone = Self.phone(in: body)
+        let email = Self.email(in: body) ?? ""
         if phone.isEmpty, !Self.looksLikeEmail(email) {
             return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
         }
