@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "CAuthdSystem", dependencies: ["CSystemd"]),
         // config.toml: parsing with validation (file and line in every message) and the text edits
         // behind `authctl profile`. Shared by authd and authctl.
-        .target(name: "AuthConfig", dependencies: [.product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "AuthConfig", dependencies: ["AuthProtocol", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The daemon's parts, wired to ports only: session driver, method table, supervisor.
         .target(name: "AuthDaemon", dependencies: [
             "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",

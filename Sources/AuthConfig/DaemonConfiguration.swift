@@ -1,3 +1,4 @@
+import AuthProtocol
 import Foundation
 import TOMLKit
 
@@ -124,7 +125,7 @@ public enum ConfigurationValidator {
         }
         switch scheme {
         case "https": return url
-        case "http" where isLoopback(host): return url
+        case "http" where LoopbackHost.contains(host): return url
         case "http": throw ConfigurationError("\(source): plain http:// is only allowed for a loopback server (127.0.0.1, ::1, localhost); use https:// for \(host)")
         default: throw ConfigurationError("\(source): unsupported URL scheme '\(scheme)'")
         }
@@ -136,11 +137,6 @@ public enum ConfigurationValidator {
         if key.hasPrefix("sb_secret_") || jwtRole(key) == "service_role" {
             throw ConfigurationError("\(source): this is a service-role/secret key, which must never be on a desktop; use the project's anon or publishable key (Project Settings → API)")
         }
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        return bare == "localhost" || bare == "::1" || bare.hasPrefix("127.")
     }
 
     static func jwtRole(_ key: String) -> String? {

@@ -76,7 +76,7 @@ extension DaemonMethods {
             guard let redirect = URL(string: parameters.redirectTo), let scheme = redirect.scheme, !scheme.isEmpty else {
                 throw invalidParams("'redirect_to' must be an absolute URL (http://127.0.0.1:PORT/… or an app's custom scheme)")
             }
-            if scheme.lowercased() == "http", !isLoopback(redirect.host) {
+            if scheme.lowercased() == "http", !LoopbackHost.contains(redirect.host ?? "") {
                 throw invalidParams("an http:// 'redirect_to' must be a loopback address such as http://127.0.0.1:PORT/callback")
             }
             let started = await driver.beginBrowserSignIn(provider: parameters.provider, redirectTo: parameters.redirectTo, scopes: parameters.scopes)
@@ -149,10 +149,5 @@ extension DaemonMethods {
 
     private static func isProviderName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 64 && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
-    }
-
-    private static func isLoopback(_ host: String?) -> Bool {
-        guard let host = host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else { return false }
-        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }
