@@ -175,9 +175,10 @@ public actor SessionDriver: Service {
 
     /// Starts a browser sign-in: keeps a new code verifier and answers the URL to open.
     public func beginBrowserSignIn(provider: String, redirectTo: String, scopes: String?) -> (flow: OAuthFlow, url: URL) {
+        let now = clock.now()
         let flow = OAuthFlow(id: PKCE.makeFlowID(), provider: provider, redirectTo: redirectTo,
-                             codeVerifier: PKCE.makeVerifier(), startedAt: clock.now())
-        flows.start(flow, now: clock.now())
+                             codeVerifier: PKCE.makeVerifier(), startedAt: now)
+        flows.start(flow, now: now)
         logger.info("browser sign-in started", metadata: ["oauth.provider": "\(provider)", "oauth.flow": "\(flow.id)"])
         let url = api.authorizeURL(provider: provider, redirectTo: redirectTo,
                                    codeChallenge: PKCE.challenge(for: flow.codeVerifier), scopes: scopes)

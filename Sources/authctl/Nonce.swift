@@ -35,8 +35,8 @@ struct OpenURL: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let status = try global.connect().call(Methods.OAuthComplete.self, .init(profile: global.profile, callbackURL: url), timeout: 60)
-            note("Signed in as \(status.user?.displayName ?? "?") (profile \(status.profile)).")
+            try reportSignedIn(try global.connect().call(Methods.OAuthComplete.self, .init(profile: global.profile, callbackURL: url), timeout: 60),
+                               json: false)
         }
     }
 }
