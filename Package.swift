@@ -105,6 +105,7 @@ let package = Package(
         .testTarget(name: "SystemIntegrationTests", dependencies: [
             "SystemIntegration", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC", "AuthTestSupport", "CSystemd"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC", "AuthdClient", "AuthTestSupport", "CSystemd"],
+                    exclude: ["Helpers"]),
     ]
 )

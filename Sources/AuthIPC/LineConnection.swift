@@ -101,6 +101,12 @@ public final class LineConnection: @unchecked Sendable {
         }
     }
 
+    /// Wakes a `readLine` blocked on another thread, which then returns nil, and stops further
+    /// I/O; the descriptor itself stays open until `close()`, so it cannot be reused meanwhile.
+    public func interrupt() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// Closes the connection; further calls fail.
     public func close() {
         guard !closed else { return }

@@ -120,6 +120,9 @@ public enum ErrorReason: String, Sendable, Codable, CaseIterable {
     case flowExpired = "flow_expired"
     /// The server refused a change to the user (the message says why).
     case requestRejected = "request_rejected"
+    /// This client may not use authd: it runs as another user. Sent once, before the daemon
+    /// closes the connection without reading from it.
+    case accessDenied = "access_denied"
 }
 
 /// Any inbound line after the envelope was checked: the method name and the raw line to decode params from.

@@ -1,3 +1,4 @@
+import AuthProtocol
 import Foundation
 import Logging
 import NIOCore
@@ -11,8 +12,8 @@ import Glibc
 /// Listens on a Unix socket and feeds newline-framed requests to a `SocketRequestHandler`.
 ///
 /// Every connection is a child task of `run()`, and every request a child task of its
-/// connection, so nothing outlives the server. Peers whose uid differs from ours are closed
-/// before a byte of theirs is read. Stop it with graceful shutdown (as `ServiceGroup` does on
+/// connection, so nothing outlives the server. Peers whose uid differs from ours get one
+/// `access_denied` line and are closed before a byte of theirs is read. Stop it with graceful shutdown (as `ServiceGroup` does on
 /// SIGTERM): that closes the listener and every connection. Cancelling instead can drop
 /// connections NIO had accepted but not yet handed over.
 public final class UnixSocketServer: Service, Sendable {
@@ -55,12 +56,9 @@ public final class UnixSocketServer: Service, Sendable {
             Self.peerCredentials(of: channel).flatMapThrowing { peer -> AcceptedConnection in
                 guard peer.uid == ownUID else {
                     logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
-                    // NIO does not close a child whose setup failed: without this the refused
-                    // peer would keep a descriptor in the daemon for as long as it likes.
-                    channel.close(promise: nil)
-                    throw PeerRefused()
+                    return AcceptedConnection(channel: channel, peer: peer, refused: true)
                 }
-                return AcceptedConnection(channel: channel, peer: peer)
+                return AcceptedConnection(channel: channel, peer: peer, refused: false)
             }
         }
         let bootstrap = ServerBootstrap(group: group)
@@ -95,6 +93,13 @@ public final class UnixSocketServer: Service, Sendable {
 
     private func serve(_ accepted: AcceptedConnection, id: UInt64) async {
         let peer = accepted.peer
+        if accepted.refused {
+            // One line so the client can say why, then the close. Reads were never turned on:
+            // nothing the peer sent is read.
+            try? await accepted.channel.writeAndFlush(ByteBuffer(bytes: Self.refusal(uid: peer.uid)))
+            try? await accepted.channel.close()
+            return
+        }
         let maxLineLength = self.maxLineLength
         let channel: NIOAsyncChannel<InboundFrame, ByteBuffer>
         do {
@@ -156,6 +161,11 @@ public final class UnixSocketServer: Service, Sendable {
         logger.debug("connection closed", metadata: ["connection.id": "\(id)"])
     }
 
+    /// The `access_denied` error a peer of another user gets before the connection closes.
+    static func refusal(uid: UInt32) -> Data {
+        RPCCodec.encodeError(.application(.accessDenied, "access denied: authd serves only the user who runs it (uid \(getuid())), and this client runs as uid \(uid)"), id: nil)
+    }
+
     private static func peerCredentials(of channel: Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(PeerRefused())
@@ -165,13 +175,15 @@ public final class UnixSocketServer: Service, Sendable {
     }
 }
 
-/// A child channel whose peer passed the uid check, not yet wrapped for async use.
+/// A child channel and its peer's credentials, not yet wrapped for async use.
 struct AcceptedConnection: Sendable {
     let channel: Channel
     let peer: PeerCredentials
+    /// The peer failed the uid check: it gets the refusal and the close, and nothing is read.
+    let refused: Bool
 }
 
-/// A peer that failed the uid check.
+/// A channel that reports no peer credentials.
 struct PeerRefused: Error {}
 
 /// A counter for connection ids.

@@ -87,6 +87,10 @@ public final class AuthdConnection: @unchecked Sendable {
     /// Closes the connection.
     public func close() { connection.close() }
 
+    /// Wakes a `nextEvent()` blocked on another thread, which then returns nil. The one call
+    /// that may come from another thread: it only shuts the socket down.
+    func interruptForStop() { connection.interrupt() }
+
     private func io<T>(_ body: () throws(IPCError) -> T) throws(AuthdClientError) -> T {
         do { return try body() } catch {
             if case .timedOut = error { throw .timedOut }

@@ -1,0 +1,64 @@
+import AuthProtocol
+import Foundation
+
+/// Why an `AuthdClient` call failed. Every message is one line that says what to do next.
+public enum AuthdError: Error, Sendable, Equatable {
+    /// The profile has no session: the user has to sign in (`authctl login`).
+    case notSignedIn(String)
+    /// The token has expired and the server cannot be reached, keeps failing or rate-limits
+    /// authd. Transient: the session is kept and authd keeps retrying.
+    case offline(String)
+    /// authd refused this client (it runs as another user).
+    case accessDenied(String)
+    /// authd is not running, or the connection to it broke and could not be made again.
+    case daemonUnavailable(String)
+    /// The keyring holding the session is locked or not running.
+    case keyringUnavailable(String)
+    /// No profile by that name is configured.
+    case unknownProfile(String)
+    /// authd did not answer in time.
+    case timedOut
+    /// authd refused the request for another reason; `reason` is its stable code when it sent one.
+    case rejected(reason: String?, message: String)
+    /// authd sent something this library cannot read.
+    case protocolError(String)
+
+    /// Translates the connection-level error into what an app can act on.
+    init(_ error: AuthdClientError) {
+        switch error {
+        case .daemonUnavailable(let detail): self = .daemonUnavailable(detail)
+        case .timedOut: self = .timedOut
+        case .protocolViolation(let detail): self = .protocolError(detail)
+        case .rpc(let error):
+            switch error.reason {
+            case .notSignedIn: self = .notSignedIn(error.message)
+            case .offline, .serverError, .rateLimited: self = .offline(error.message)
+            case .accessDenied: self = .accessDenied(error.message)
+            case .keyringUnavailable: self = .keyringUnavailable(error.message)
+            case .unknownProfile: self = .unknownProfile(error.message)
+            default: self = .rejected(reason: error.data?.reason, message: error.message)
+            }
+        }
+    }
+
+    /// Whether trying again later may succeed without anyone doing anything.
+    public var isTransient: Bool {
+        switch self {
+        case .offline, .daemonUnavailable, .timedOut, .keyringUnavailable: return true
+        case .notSignedIn, .accessDenied, .unknownProfile, .rejected, .protocolError: return false
+        }
+    }
+}
+
+extension AuthdError: LocalizedError {
+    /// The message, ready to show to a person.
+    public var errorDescription: String? {
+        switch self {
+        case .notSignedIn(let message), .offline(let message), .accessDenied(let message), .daemonUnavailable(let message),
+             .keyringUnavailable(let message), .unknownProfile(let message), .protocolError(let message):
+            return message
+        case .timedOut: return AuthdClientError.timedOut.errorDescription
+        case .rejected(_, let message): return message
+        }
+    }
+}

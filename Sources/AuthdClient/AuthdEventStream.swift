@@ -1,0 +1,145 @@
+import AuthProtocol
+import Foundation
+
+/// The auth-state events of one profile, as an async sequence that throws only `AuthdError`.
+///
+/// Each iteration starts its own connection and subscription; stop iterating (or cancel the
+/// task) and it is closed.
+public struct AuthdEventStream: AsyncSequence, Sendable {
+    /// An event.
+    public typealias Element = AuthEvent
+    /// The only error the stream ends with.
+    public typealias Failure = AuthdError
+
+    let greeter: DaemonGreeter
+    let profile: String?
+
+    /// Starts the connection and subscription.
+    public func makeAsyncIterator() -> Iterator {
+        let (stream, continuation) = AsyncStream<Result<AuthEvent, AuthdError>>.makeStream()
+        let pump = EventPump(greeter: greeter, profile: profile, continuation: continuation)
+        continuation.onTermination = { _ in pump.stop() }
+        pump.start()
+        return Iterator(base: stream.makeAsyncIterator())
+    }
+
+    /// Hands out the events in order.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncStream<Result<AuthEvent, AuthdError>>.Iterator
+
+        /// The next event; nil once the stream is over (its task cancelled, or after an error).
+        public mutating func next() async throws(AuthdError) -> AuthEvent? {
+            try await next(isolation: nil)
+        }
+
+        /// The next event, without leaving the caller's actor.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(AuthdError) -> AuthEvent? {
+            guard let item = await base.next(isolation: actor) else { return nil }
+            return try item.get()
+        }
+    }
+}
+
+/// The thread behind one event stream: connect, hello, subscribe, read; again after a break.
+final class EventPump: @unchecked Sendable {
+    // Unchecked: `connection` and `stopped` are shared with `stop()` under `condition`; the rest
+    // is used on the pump's thread only.
+    private let greeter: DaemonGreeter
+    private let profile: String?
+    private let continuation: AsyncStream<Result<AuthEvent, AuthdError>>.Continuation
+    private let condition = NSCondition()
+    private var connection: AuthdConnection?
+    private var stopped = false
+
+    /// The first wait before reconnecting, and the longest.
+    static let firstDelay: TimeInterval = 0.05
+    static let longestDelay: TimeInterval = 2
+
+    init(greeter: DaemonGreeter, profile: String?, continuation: AsyncStream<Result<AuthEvent, AuthdError>>.Continuation) {
+        self.greeter = greeter
+        self.profile = profile
+        self.continuation = continuation
+    }
+
+    func start() {
+        let thread = Thread { self.run() }
+        thread.name = "authd-events"
+        thread.start()
+    }
+
+    /// Ends the stream: wakes the thread from a read or a wait.
+    func stop() {
+        condition.lock()
+        stopped = true
+        connection?.interruptForStop()
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        var subscribedOnce = false
+        var delay = Self.firstDelay
+        while !isStopped {
+            do throws(AuthdError) {
+                let (opened, _) = try greeter.open()
+                guard adopt(opened) else { opened.close(); break }
+                defer { release(opened) }
+                do { try opened.subscribe(profile: profile) } catch { throw AuthdError(error) }
+                let reconnected = subscribedOnce
+                subscribedOnce = true
+                delay = Self.firstDelay
+                var first = true
+                while true {
+                    let message: AuthEventMessage?
+                    do { message = try opened.nextEvent() } catch { throw AuthdError(error) }
+                    guard let message else { break }
+                    continuation.yield(.success(AuthEvent(message, afterReconnect: reconnected && first)))
+                    first = false
+                }
+            } catch {
+                // Waiting mends a daemon that is restarting; it does not mend a wrong profile or a
+                // refusal, nor a socket that never had a daemon behind it.
+                let waitable: Bool
+                switch error {
+                case .daemonUnavailable, .timedOut: waitable = subscribedOnce
+                default: waitable = false
+                }
+                if !waitable && !isStopped {
+                    continuation.yield(.failure(error))
+                    break
+                }
+            }
+            wait(delay)
+            delay = min(delay * 2, Self.longestDelay)
+        }
+        continuation.finish()
+    }
+
+    private var isStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopped
+    }
+
+    /// Makes `opened` the connection `stop()` interrupts; false when the stream already stopped.
+    private func adopt(_ opened: AuthdConnection) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped else { return false }
+        connection = opened
+        return true
+    }
+
+    private func release(_ opened: AuthdConnection) {
+        condition.lock()
+        connection = nil
+        condition.unlock()
+        opened.close()
+    }
+
+    private func wait(_ seconds: TimeInterval) {
+        condition.lock()
+        if !stopped { _ = condition.wait(until: Date().addingTimeInterval(seconds)) }
+        condition.unlock()
+    }
+}

@@ -1,0 +1,154 @@
+import AuthdClient
+import AuthTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The Swift client library (`AuthdClient`) against a real authd: tokens, typed errors, and an
+/// event subscriber that outlives the daemon.
+@Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
+struct ClientLibraryTests {
+    @Test func aSubscriberSurvivesADaemonRestartAndSeesTheNextRefresh() async throws {
+        let stack = try Stack(name: "lib-restart")
+        defer { stack.tearDown() }
+        // 14 s tokens refreshed 3 s before expiry: the refresh comes about 11 s after sign-in,
+        // well after the restart below, so it is the restarted daemon that makes it.
+        let firstDaemon = try await offPool {
+            try stack.startDevServer(lifetime: 14)
+            return try stack.startSignedIn(email: "lib@example.com", password: "lib-password", daemonArguments: ["--refresh-lead", "3"])
+        }
+        let client = try await AuthdClient.connect(socketPath: stack.socketPath, clientName: "restart-test")
+        let firstToken = try await client.token()
+        let events = EventRecorder()
+        let subscriber = Task { try await events.record(client.events()) }
+        defer { subscriber.cancel() }
+        #expect(await events.waitFor { $0.kind == .initialSession })
+
+        try await offPool {
+            firstDaemon.stop()
+            try stack.startDaemon(extra: ["--refresh-lead", "3"])
+        }
+        // The stream came back on its own, with a fresh snapshot marked as such ...
+        #expect(await events.waitFor(timeout: 10) { $0.kind == .initialSession && $0.afterReconnect })
+        // ... and the restarted daemon's refresh reaches it.
+        #expect(await events.waitFor(timeout: 20) { $0.kind == .tokenRefreshed }, "\(events.names)")
+        let refreshed = try #require(events.all.last { $0.kind == .tokenRefreshed })
+        #expect((refreshed.status.expiresAt ?? 0) > Int64(firstToken.expiresAt.timeIntervalSince1970))
+        #expect(try await offPool { try stack.refreshGrants() } == 1)
+        // The request connection broke with the first daemon; the next call reconnects by itself.
+        let secondToken = try await client.token()
+        #expect(secondToken.value != firstToken.value)
+        #expect(Int64(secondToken.expiresAt.timeIntervalSince1970) == refreshed.status.expiresAt)
+        #expect(events.names.first == "INITIAL_SESSION")
+        #expect(!"\(events.all)".contains(secondToken.value), "an event carried a token")
+        #expect(!"\(secondToken)".contains(secondToken.value), "AccessToken's description shows the token")
+        try stack.expectNoSecretPrinted([firstToken.value, secondToken.value, "lib-password"], besides: [])
+    }
+
+    @Test func socketActivatedTheFirstCallStartsAuthdAndACrashIsBridged() async throws {
+        let stack = try Stack(name: "lib-activated")
+        defer { stack.tearDown() }
+        try await offPool {
+            try stack.startDevServer(lifetime: 3600)
+            try stack.signUp(email: "act@example.com", password: "act-password")
+        }
+        let pidFile = stack.directory.appendingPathComponent("authd.pid").path
+        // Through bash, which records the unit's pid: as with systemd-socket-activate, Foundation's
+        // Process did not reap a direct child that had started children of its own.
+        let unitPIDFile = stack.directory.appendingPathComponent("unit.pid").path
+        let unit = try Spawned("/bin/bash", ["-c", #"/usr/bin/python3 "$@" & echo $! >"$0"; wait $!"#, unitPIDFile,
+                                             Binaries.repositoryRoot.appendingPathComponent("Tests/EndToEndTests/Helpers/socket-unit.py").path,
+                                             stack.socketPath, pidFile, Binaries.path("authd"), "--profile", stack.profile,
+                                             "--url", stack.serverURL, "--anon-key", "e2e-anon-key", "--log-level", "debug"],
+                               environment: stack.environment, in: stack.directory, name: "socket-unit")
+        defer {
+            for file in [pidFile, unitPIDFile] { if let pid = Self.pid(in: file) { kill(pid, SIGKILL) } }
+            unit.stop()
+        }
+        try await offPool {
+            try FileManager.default.createDirectory(atPath: (stack.socketPath as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            guard unit.waitForOutput({ $0.contains("listening") }) else { throw StackError("socket unit did not start: \(unit.stderr)") }
+        }
+        #expect(Self.pid(in: pidFile) == nil, "authd ran before anyone connected")
+
+        // The library's first connection is what starts authd.
+        let client = try await AuthdClient.connect(socketPath: stack.socketPath)
+        #expect(client.daemon.capabilities.contains("events"))
+        let firstPID = try #require(Self.pid(in: pidFile))
+        do { _ = try await client.token(); Issue.record("a token without a session") } catch {
+            guard case .notSignedIn(let message) = error else { Issue.record("expected notSignedIn, got \(error)"); return }
+            #expect(message.contains("authctl login"))
+        }
+        let events = EventRecorder()
+        let subscriber = Task { try await events.record(client.events()) }
+        defer { subscriber.cancel() }
+        #expect(await events.waitFor { $0.kind == .initialSession && $0.status.state == "signed_out" })
+        let login = try await offPool { try stack.authctl(["login", "--email", "act@example.com", "--password-stdin"], input: "act-password\n") }
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(await events.waitFor { $0.kind == .signedIn && $0.status.user?.email == "act@example.com" })
+        let token = try await client.token(minValidity: 60)
+
+        // A crash: the socket stays with the unit, the next call starts a new authd and waits for it.
+        kill(firstPID, SIGKILL)
+        let again = try await client.token()
+        #expect(again.value == token.value, "the session was read back from the keyring")
+        let secondPID = try #require(Self.pid(in: pidFile))
+        #expect(secondPID != firstPID)
+        #expect(await events.waitFor(timeout: 10) { $0.kind == .initialSession && $0.afterReconnect && $0.status.state == "signed_in" },
+                "\(events.names)")
+        try stack.expectNoSecretPrinted([token.value, "act-password"], besides: [unit])
+    }
+
+    @Test func typedErrorsSayWhatToDo() async throws {
+        let stack = try Stack(name: "lib-errors")
+        defer { stack.tearDown() }
+        // No daemon at all.
+        do { _ = try await AuthdClient.connect(socketPath: stack.socketPath); Issue.record("connected to nothing") } catch {
+            guard case .daemonUnavailable(let message) = error else { Issue.record("got \(error)"); return }
+            #expect(message.contains("systemctl --user enable --now authd.socket"), "\(message)")
+        }
+        try await offPool {
+            try stack.startDevServer(lifetime: 3600)
+            try stack.startDaemon()
+        }
+        do { _ = try await AuthdClient.connect(profile: "nope", socketPath: stack.socketPath); Issue.record("unknown profile accepted") } catch {
+            guard case .unknownProfile(let message) = error else { Issue.record("got \(error)"); return }
+            #expect(message.contains("authctl profile add nope"), "\(message)")
+        }
+        let client = try await AuthdClient.connect(profile: stack.profile, socketPath: stack.socketPath)
+        #expect(try await client.status().state == "signed_out")
+        do { _ = try await client.token(minValidity: 100_000); Issue.record("token without a session") } catch {
+            guard case .notSignedIn(let message) = error else { Issue.record("got \(error)"); return }
+            #expect(message.contains("authctl login"), "\(message)")
+            #expect(!error.isTransient)
+        }
+    }
+
+    static func pid(in file: String) -> Int32? {
+        (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+}
+
+/// Keeps what an event stream delivered, for a test to wait on.
+final class EventRecorder: Sendable {
+    private let events = Mutex<[AuthEvent]>([])
+
+    /// Appends every event of `stream` until it ends.
+    func record(_ stream: AuthdEventStream) async throws {
+        for try await event in stream { events.withLock { $0.append(event) } }
+    }
+
+    var all: [AuthEvent] { events.withLock { $0 } }
+    var names: [String] { all.map(\.name) }
+
+    /// Waits until an event matching `predicate` has arrived (polling, without blocking a thread).
+    func waitFor(timeout: TimeInterval = 10, _ predicate: (AuthEvent) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if all.contains(where: predicate) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return all.contains(where: predicate)
+    }
+}
