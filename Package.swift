@@ -96,6 +96,7 @@ let package = Package(
         .testTarget(name: "GoTrueDevServerTests", dependencies: [
             "GoTrueDevServer", "GoTrue", "AuthCore", .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [
             "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
