@@ -1,0 +1,96 @@
+import AuthProtocol
+import Foundation
+import Testing
+
+/// Every method has a pinned request and result, and every event name a pinned notification:
+/// a method or event added without its fixtures fails here.
+@Suite struct ProtocolCoverageTests {
+    /// For each method: its request fixture and the fixture of its answer.
+    static let methodFixtures: [String: (request: String, result: String)] = [
+        Methods.Hello.name: ("request-hello", "result-hello"),
+        Methods.Status.name: ("request-status", "result-status"),
+        Methods.Token.name: ("request-token", "result-token"),
+        Methods.SignInWithPassword.name: ("request-sign-in", "result-status"),
+        Methods.SignOut.name: ("request-sign-out", "result-sign-out"),
+        Methods.Subscribe.name: ("request-subscribe", "result-subscribe"),
+        Methods.CheckServer.name: ("request-check-server", "result-check-server"),
+        Methods.SignUp.name: ("request-sign-up", "result-sign-up"),
+        Methods.SendCode.name: ("request-send-code", "result-send-code"),
+        Methods.VerifyCode.name: ("request-verify-code", "result-status"),
+        Methods.SignInWithIdToken.name: ("request-sign-in-with-id-token", "result-status"),
+        Methods.MakeNonce.name: ("request-make-nonce", "result-make-nonce"),
+        Methods.OAuthBegin.name: ("request-oauth-begin", "result-oauth-begin"),
+        Methods.OAuthComplete.name: ("request-oauth-complete", "result-status"),
+        Methods.OAuthWait.name: ("request-oauth-wait", "result-status"),
+        Methods.GetUser.name: ("request-user-get", "result-user"),
+        Methods.UpdateUser.name: ("request-user-update", "result-user"),
+    ]
+
+    /// Every event name the daemon sends, and its fixture.
+    static let eventFixtures: [String: String] = [
+        "INITIAL_SESSION": "event-initial-session", "SIGNED_IN": "event-signed-in", "SIGNED_OUT": "event-signed-out",
+        "TOKEN_REFRESHED": "event-token-refreshed", "USER_UPDATED": "event-user-updated", "PASSWORD_RECOVERY": "event-password-recovery",
+        "REFRESHING": "event-refreshing", "REFRESH_FAILING": "event-refresh-failing",
+        "KEYRING_UNAVAILABLE": "event-keyring-unavailable", "KEYRING_AVAILABLE": "event-keyring-available",
+    ]
+
+    @Test func everyMethodHasARequestAndAResultFixture() throws {
+        #expect(Set(Self.methodFixtures.keys) == Set(Methods.allNames))
+        for (method, fixtures) in Self.methodFixtures {
+            let request = try JSONSerialization.jsonObject(with: try WireFormatTests.fixture(fixtures.request)) as? [String: Any]
+            #expect(request?["method"] as? String == method, "\(fixtures.request)")
+            #expect(request?["params"] is [String: Any], "\(fixtures.request)")
+            let result = try JSONSerialization.jsonObject(with: try WireFormatTests.fixture(fixtures.result)) as? [String: Any]
+            #expect(result?["result"] != nil, "\(fixtures.result)")
+        }
+    }
+
+    @Test func everyEventNameHasAFixture() throws {
+        for (name, fixture) in Self.eventFixtures {
+            let event = try JSONDecoder().decode(Notification.self, from: try WireFormatTests.fixture(fixture))
+            #expect(event.method == AuthEventMessage.method && event.params.event == name, "\(fixture)")
+        }
+    }
+
+    let user = SessionStatus.User(id: "9b2f6c1e-0000-4000-8000-000000000001", email: "a@example.com", phone: nil)
+    let server = "https://abcd.supabase.co"
+
+    @Test func statusAndTheRemainingRequestsBothWays() throws {
+        let pins = AccountWireFormatTests()
+        try pins.pin(request: Methods.Status.name, ProfileParameters(profile: "work"), id: 1, "request-status")
+        let status = SessionStatus(profile: "work", state: "signed_in", user: user, expiresAt: 1_800_003_600,
+                                   degraded: .init(reason: "offline", detail: "cannot reach \(server)/auth/v1: connection refused", retryAt: 1_800_003_300),
+                                   server: server)
+        try pins.pin(result: status, id: 1, "result-status")
+        try pins.pin(request: Methods.MakeNonce.name, ProfileParameters(), id: 24, "request-make-nonce")
+        try pins.pin(request: Methods.OAuthWait.name, Methods.OAuthWait.Parameters(flowID: "Qm9vdA"), id: 28, "request-oauth-wait")
+        try pins.pin(request: Methods.GetUser.name, ProfileParameters(profile: "work"), id: 29, "request-user-get")
+    }
+
+    @Test func theRemainingEventsBothWays() throws {
+        let signedIn = SessionStatus(profile: "default", state: "signed_in", user: user, expiresAt: 1_800_003_600, server: server)
+        var refreshed = signedIn
+        refreshed.expiresAt = 1_800_007_200
+        var refreshing = signedIn
+        refreshing.state = "refreshing"
+        let signedOut = SessionStatus(profile: "default", state: "signed_out", signOutReason: "refresh_token_revoked", server: server)
+        let locked = SessionStatus(profile: "default", state: "keyring_unavailable", keyring: "unavailable",
+                                   keyringDetail: "the keyring is locked: unlock it (log in to the desktop, or 'gnome-keyring-daemon --unlock')", server: server)
+        let cases: [(String, AuthEventMessage)] = [
+            ("event-signed-out", AuthEventMessage(event: "SIGNED_OUT", profile: "default", status: signedOut, reason: "refresh_token_revoked")),
+            ("event-token-refreshed", AuthEventMessage(event: "TOKEN_REFRESHED", profile: "default", status: refreshed)),
+            ("event-user-updated", AuthEventMessage(event: "USER_UPDATED", profile: "default", status: signedIn)),
+            ("event-password-recovery", AuthEventMessage(event: "PASSWORD_RECOVERY", profile: "default", status: signedIn)),
+            ("event-refreshing", AuthEventMessage(event: "REFRESHING", profile: "default", status: refreshing)),
+            ("event-keyring-unavailable", AuthEventMessage(event: "KEYRING_UNAVAILABLE", profile: "default", status: locked)),
+            ("event-keyring-available", AuthEventMessage(event: "KEYRING_AVAILABLE", profile: "default", status: signedIn)),
+        ]
+        for (fixture, message) in cases {
+            let encoded = try RPCCodec.encodeNotification(RPCNotification(method: AuthEventMessage.method, params: message))
+            #expect(WireFormatTests.line(encoded) == (try WireFormatTests.fixture(fixture)), "\(fixture)")
+            #expect(try JSONDecoder().decode(Notification.self, from: try WireFormatTests.fixture(fixture)).params == message, "\(fixture)")
+        }
+    }
+
+    struct Notification: Decodable { var method: String; var params: AuthEventMessage }
+}
