@@ -41,7 +41,15 @@ public final class AuthdConnection: @unchecked Sendable {
             throw .protocolViolation("request could not be encoded")
         }
         connection.setReadTimeout(timeout)
-        try io { () throws(IPCError) in try connection.write(request) }
+        do { try connection.write(request) } catch {
+            // authd may have refused us (another user) and closed before we wrote: its reason
+            // is still waiting to be read.
+            if let refusal = try? connection.readLine(), let answer = try? RPCCodec.makeDecoder().decode(RPCResponse<M.Result>.self, from: refusal),
+               let error = answer.error {
+                throw .rpc(error)
+            }
+            throw .daemonUnavailable(error.localizedDescription)
+        }
         while true {
             guard let line = try io({ () throws(IPCError) in try connection.readLine() }) else {
                 throw .daemonUnavailable(IPCError.closedByDaemon.localizedDescription)

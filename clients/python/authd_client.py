@@ -1,0 +1,392 @@
+"""A client for authd, the per-user Supabase session daemon, using only the standard library.
+
+    import authd_client
+    client = authd_client.connect()
+    token = client.token(min_validity=60)           # token.value is the bearer token
+    for event in client.events():                   # INITIAL_SESSION first, then every change
+        print(event.name, event.status["state"])
+
+The refresh token never reaches this process: authd refreshes, the app only asks. Calls that
+find the connection broken (authd restarted) connect again once by themselves; ``events()``
+reconnects until it is closed and delivers a fresh INITIAL_SESSION with ``after_reconnect`` set.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import os
+import socket
+import sys
+import threading
+import time
+import warnings
+from typing import Any, Iterator, Optional
+
+__all__ = [
+    "PROTOCOL_VERSION", "connect", "Client", "Token", "Event", "AuthdError", "NotSignedIn", "Offline",
+    "AccessDenied", "DaemonUnavailable", "KeyringUnavailable", "UnknownProfile", "TimedOut", "Rejected",
+    "ProtocolError", "ProtocolVersionWarning", "socket_path",
+]
+
+#: The protocol version this module speaks (``major.minor``).
+PROTOCOL_VERSION = "1.0"
+_MAX_LINE = 1 << 20
+
+
+class AuthdError(Exception):
+    """Any failure talking to authd. ``str(error)`` says what to do; ``reason`` is authd's code."""
+
+    transient = False
+
+    def __init__(self, message: str, reason: Optional[str] = None):
+        super().__init__(message)
+        self.reason = reason
+
+
+class NotSignedIn(AuthdError):
+    """The profile has no session: sign in with ``authctl login``."""
+
+
+class Offline(AuthdError):
+    """The token expired and the server cannot be reached (or fails); authd keeps the session and retries."""
+    transient = True
+
+
+class AccessDenied(AuthdError):
+    """authd refused this process (it runs as another user)."""
+
+
+class DaemonUnavailable(AuthdError):
+    """authd is not running, or the connection broke and could not be made again."""
+    transient = True
+
+
+class KeyringUnavailable(AuthdError):
+    """The keyring holding the session is locked or not running."""
+    transient = True
+
+
+class UnknownProfile(AuthdError):
+    """authd has no profile by that name."""
+
+
+class TimedOut(AuthdError):
+    """authd did not answer in time."""
+    transient = True
+
+
+class Rejected(AuthdError):
+    """authd refused the request for another reason (see ``reason``)."""
+
+
+class ProtocolError(AuthdError):
+    """authd sent something this module cannot read."""
+
+
+class ProtocolVersionWarning(UserWarning):
+    """authd speaks another major protocol version than this module."""
+
+
+_BY_REASON = {
+    "not_signed_in": NotSignedIn, "offline": Offline, "server_error": Offline, "rate_limited": Offline,
+    "access_denied": AccessDenied, "keyring_unavailable": KeyringUnavailable, "unknown_profile": UnknownProfile,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Token:
+    """A bearer token and its expiry. Its repr never shows the token."""
+
+    value: str = dataclasses.field(repr=False)
+    expires_at: datetime.datetime
+
+    @property
+    def authorization(self) -> str:
+        """The ``Authorization`` header value: ``Bearer <token>``."""
+        return "Bearer " + self.value
+
+    def __str__(self) -> str:
+        return f"Token(redacted, expires {self.expires_at.isoformat()})"
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """One auth-state change. Holds no token."""
+
+    name: str
+    """``INITIAL_SESSION``, ``SIGNED_IN``, ``SIGNED_OUT``, ``TOKEN_REFRESHED``, ``USER_UPDATED``, … (unknown names pass through)."""
+    profile: str
+    status: dict
+    """The profile's state after the change, as ``authctl status --json`` shows it."""
+    reason: Optional[str] = None
+    """For SIGNED_OUT, why; for REFRESH_FAILING, the trouble."""
+    after_reconnect: bool = False
+    """True for the INITIAL_SESSION that follows a reconnect: events may have been missed meanwhile."""
+
+
+def socket_path(environ=os.environ) -> str:
+    """``$AUTHD_SOCKET``, else ``$XDG_RUNTIME_DIR/authd/authd.sock``, else ``/run/user/<uid>/authd/authd.sock``."""
+    if environ.get("AUTHD_SOCKET"):
+        return environ["AUTHD_SOCKET"]
+    runtime = environ.get("XDG_RUNTIME_DIR") or f"/run/user/{os.getuid()}"
+    return os.path.join(runtime, "authd", "authd.sock")
+
+
+def _protocol_warning(daemon_version: str) -> Optional[str]:
+    try:
+        daemon, client = int(daemon_version.split(".")[0]), int(PROTOCOL_VERSION.split(".")[0])
+    except ValueError:
+        return f"authd reports protocol version {daemon_version!r}, which this client (protocol {PROTOCOL_VERSION}) cannot read; calls may fail"
+    if daemon > client:
+        return f"authd speaks protocol {daemon_version}, newer than this client's {PROTOCOL_VERSION}: update the client module (calls may fail)"
+    if daemon < client:
+        return f"authd speaks protocol {daemon_version}, older than this client's {PROTOCOL_VERSION}: update authd (calls may fail)"
+    return None
+
+
+class _Connection:
+    """One newline-framed JSON-RPC connection. Not shared between threads."""
+
+    def __init__(self, path: str, client_name: str):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            self.sock.connect(path)
+        except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError):
+            self.sock.close()
+            raise DaemonUnavailable(
+                f"authd is not running (nothing listens on {path}). Start it with "
+                "'systemctl --user enable --now authd.socket' (after 'make install'), or run 'authd' in a terminal") from None
+        except OSError as error:
+            self.sock.close()
+            raise DaemonUnavailable(f"cannot talk to authd at {path}: {error.strerror}") from None
+        self.buffer = b""
+        self.next_id = 0
+        self.pending_events: list = []
+        self.hello = self.call("hello", {"client": client_name, "protocol_version": PROTOCOL_VERSION}, timeout=15)
+        warning = _protocol_warning(str(self.hello.get("protocol_version", "")))
+        if warning:
+            warnings.warn(warning, ProtocolVersionWarning, stacklevel=4)
+
+    def _read_line(self, timeout: Optional[float]) -> Optional[bytes]:
+        while b"\n" not in self.buffer:
+            if len(self.buffer) > _MAX_LINE:
+                raise ProtocolError(f"authd sent a line longer than {_MAX_LINE} bytes")
+            self.sock.settimeout(timeout)
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                raise TimedOut("authd did not answer in time; check 'journalctl --user -u authd'") from None
+            except (ConnectionResetError, OSError):
+                return None
+            if not chunk:
+                return None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line
+
+    def call(self, method: str, params: dict, timeout: float = 30) -> Any:
+        self.next_id += 1
+        request_id = self.next_id
+        data = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}).encode() + b"\n"
+        try:
+            self.sock.sendall(data)
+        except OSError:
+            # authd may have refused us (another user) and closed before we wrote: its reason
+            # is still waiting to be read below.
+            pass
+        while True:
+            line = self._read_line(timeout)
+            if line is None:
+                raise DaemonUnavailable("authd closed the connection")
+            try:
+                message = json.loads(line)
+            except ValueError:
+                raise ProtocolError("authd sent a line that is not JSON") from None
+            if not isinstance(message, dict):
+                raise ProtocolError("authd sent a line that is not a JSON object")
+            if "id" not in message and message.get("method") == "event":
+                self.pending_events.append(message.get("params", {}))
+                continue
+            if message.get("id") not in (request_id, None):
+                continue
+            error = message.get("error")
+            if error is not None:
+                reason = (error.get("data") or {}).get("reason")
+                raise _BY_REASON.get(reason, Rejected)(error.get("message", "authd refused the request"), reason)
+            if "result" not in message:
+                raise ProtocolError("authd's answer has neither result nor error")
+            return message["result"]
+
+    def next_event(self) -> Optional[dict]:
+        if self.pending_events:
+            return self.pending_events.pop(0)
+        while True:
+            line = self._read_line(None)
+            if line is None:
+                return None
+            try:
+                message = json.loads(line)
+            except ValueError:
+                raise ProtocolError("authd sent a line that is not JSON") from None
+            if isinstance(message, dict) and "id" not in message and message.get("method") == "event":
+                return message.get("params", {})
+
+    def interrupt(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class Client:
+    """A connection to authd for one profile. Use from one thread at a time (``events()`` iterators may run on others)."""
+
+    #: The first wait before an event stream reconnects, and the longest.
+    FIRST_DELAY, LONGEST_DELAY = 0.05, 2.0
+
+    def __init__(self, profile: Optional[str] = None, path: Optional[str] = None, client_name: Optional[str] = None):
+        self.profile = profile
+        self.path = path or socket_path()
+        self.client_name = client_name or os.path.basename(sys.argv[0] or "python")
+        self._connection: Optional[_Connection] = None
+        self._ensure()
+        if profile is not None and profile not in self.daemon.get("profiles", []):
+            known = ", ".join(self.daemon.get("profiles", []))
+            raise UnknownProfile(f"authd has no profile named {profile!r} (it has: {known}); "
+                                 f"add it with 'authctl profile add {profile} --url URL --anon-key KEY'", "unknown_profile")
+
+    @property
+    def daemon(self) -> dict:
+        """authd's last ``hello``: ``protocol_version``, ``daemon_version``, ``capabilities``, ``profiles``, ``default_profile``."""
+        return self._ensure().hello
+
+    def _ensure(self) -> _Connection:
+        if self._connection is None:
+            self._connection = _Connection(self.path, self.client_name)
+        return self._connection
+
+    def _call(self, method: str, params: dict, timeout: float) -> Any:
+        reused = self._connection is not None
+        try:
+            return self._ensure().call(method, params, timeout)
+        except DaemonUnavailable:
+            self.close()
+            if not reused:
+                raise
+            return self._ensure().call(method, params, timeout)
+        except (TimedOut, ProtocolError):
+            self.close()
+            raise
+
+    def _params(self, **extra) -> dict:
+        params = {key: value for key, value in extra.items() if value is not None}
+        if self.profile is not None:
+            params["profile"] = self.profile
+        return params
+
+    def token(self, min_validity: int = 0) -> Token:
+        """A token valid for at least ``min_validity`` seconds (authd refreshes first if needed).
+
+        Raises NotSignedIn, Offline, DaemonUnavailable, KeyringUnavailable, AccessDenied or Rejected.
+        """
+        result = self._call("session.token", self._params(min_validity=min_validity), timeout=60)
+        expires = datetime.datetime.fromtimestamp(result["expires_at"], tz=datetime.timezone.utc)
+        return Token(result["access_token"], expires)
+
+    def status(self) -> dict:
+        """The profile's state (no token): ``state``, ``user``, ``expires_at``, ``server``, …"""
+        return self._call("session.status", self._params(), timeout=15)
+
+    def events(self) -> Iterator[Event]:
+        """The profile's events, INITIAL_SESSION first, until the generator is closed.
+
+        Reconnects when authd goes away (50 ms doubling to 2 s) and subscribes again; raises only
+        for what waiting will not mend (unknown profile, access denied, no authd at the start).
+        """
+        return _EventStream(self)
+
+    def close(self) -> None:
+        """Closes the request connection; the next call opens a new one."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class _EventStream:
+    """The iterator behind ``Client.events()``; ``close()`` (or leaving a ``with``) ends it from any thread."""
+
+    def __init__(self, client: Client):
+        self._client = client
+        self._lock = threading.Lock()
+        self._connection: Optional[_Connection] = None
+        self._closed = False
+        self._generator = self._run()
+
+    def __iter__(self) -> "_EventStream":
+        return self
+
+    def __next__(self) -> Event:
+        return next(self._generator)
+
+    def __enter__(self) -> "_EventStream":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._connection is not None:
+                self._connection.interrupt()
+
+    def _run(self) -> Iterator[Event]:
+        client, subscribed_once, delay = self._client, False, Client.FIRST_DELAY
+        while not self._closed:
+            connection = None
+            try:
+                connection = _Connection(client.path, client.client_name)
+                with self._lock:
+                    if self._closed:
+                        break
+                    self._connection = connection
+                connection.call("events.subscribe", client._params(), timeout=15)
+                reconnected, first, delay = subscribed_once, True, Client.FIRST_DELAY
+                subscribed_once = True
+                while True:
+                    params = connection.next_event()
+                    if params is None:
+                        break
+                    yield Event(name=params.get("event", ""), profile=params.get("profile", ""), status=params.get("status", {}),
+                                reason=params.get("reason"), after_reconnect=reconnected and first)
+                    first = False
+            except (DaemonUnavailable, TimedOut):
+                if not subscribed_once and not self._closed:
+                    raise
+            finally:
+                with self._lock:
+                    self._connection = None
+                if connection is not None:
+                    connection.close()
+            if self._closed:
+                break
+            time.sleep(delay)
+            delay = min(delay * 2, Client.LONGEST_DELAY)
+
+
+def connect(profile: Optional[str] = None, socket_path: Optional[str] = None, client_name: Optional[str] = None) -> Client:
+    """Connects to authd (``$AUTHD_SOCKET`` or the runtime directory's socket) and checks the profile exists.
+
+    ``client_name`` is shown in authd's logs only; authd identifies clients by what the kernel says.
+    """
+    return Client(profile, socket_path, client_name)

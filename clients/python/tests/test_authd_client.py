@@ -1,0 +1,117 @@
+"""authd_client against a live authd and development server."""
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import warnings
+
+import pytest
+
+import authd_client
+
+
+def test_token_status_and_redaction(stack):
+    stack.start_daemon()
+    stack.sign_up_and_in("py-token@example.com", "py-token-password")
+    client = authd_client.connect(socket_path=stack.socket)
+    assert "events" in client.daemon["capabilities"]
+    token = client.token(min_validity=60)
+    assert token.value.count(".") == 2
+    assert token.authorization == "Bearer " + token.value
+    assert token.value not in repr(token) and token.value not in str(token)
+    status = client.status()
+    assert status["state"] == "signed_in" and status["user"]["email"] == "py-token@example.com"
+    assert token.value not in repr(status)
+    assert token.value not in stack.output()
+
+
+def test_typed_errors_say_what_to_do(stack):
+    with pytest.raises(authd_client.DaemonUnavailable, match="systemctl --user enable --now authd.socket"):
+        authd_client.connect(socket_path=stack.socket)
+    stack.start_daemon()
+    with pytest.raises(authd_client.UnknownProfile, match="authctl profile add nope"):
+        authd_client.connect(profile="nope", socket_path=stack.socket)
+    client = authd_client.connect(profile=stack.profile, socket_path=stack.socket)
+    with pytest.raises(authd_client.NotSignedIn, match="authctl login") as raised:
+        client.token()
+    assert raised.value.reason == "not_signed_in" and not raised.value.transient
+
+
+def test_events_follow_sign_in_and_survive_a_daemon_restart(stack):
+    stack.start_daemon()
+    client = authd_client.connect(socket_path=stack.socket)
+    stream = client.events()
+    seen = []
+
+    def follow():
+        for event in stream:
+            seen.append(event)
+
+    reader = threading.Thread(target=follow, daemon=True)
+    reader.start()
+    wait_for(lambda: any(e.name == "INITIAL_SESSION" for e in seen))
+    assert seen[0].status["state"] == "signed_out" and not seen[0].after_reconnect
+    stack.sign_up_and_in("py-events@example.com", "py-events-password")
+    wait_for(lambda: any(e.name == "SIGNED_IN" for e in seen))
+
+    stack.stop_daemon()
+    stack.start_daemon()
+    wait_for(lambda: any(e.name == "INITIAL_SESSION" and e.after_reconnect for e in seen))
+    again = [e for e in seen if e.after_reconnect][0]
+    assert again.status["state"] == "signed_in" and again.status["user"]["email"] == "py-events@example.com"
+    # The request connection broke with the first daemon; the next call reconnects by itself.
+    assert client.token().value.count(".") == 2
+    stream.close()
+    reader.join(5)
+    assert not reader.is_alive(), "close() did not end the event stream"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a client as another user")
+def test_another_user_gets_access_denied(stack):
+    stack.start_daemon()
+    run = os.path.dirname(stack.socket)
+    for path, mode in ((stack.directory.parent, 0o711), (stack.directory, 0o711), (run, 0o711), (stack.socket, 0o777)):
+        os.chmod(path, mode)
+    script = ("import authd_client, sys\n"
+              "try:\n    authd_client.connect(socket_path=sys.argv[1])\n"
+              "except authd_client.AccessDenied as error:\n    print('denied:', error)\n")
+    module_dir = os.path.dirname(authd_client.__file__)
+    result = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", script, stack.socket],
+                            env={"PYTHONPATH": module_dir, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=30)
+    assert "denied: access denied" in result.stdout, result.stdout + result.stderr
+    assert "this client runs as uid 65534" in result.stdout
+
+
+def test_a_newer_protocol_is_warned_about_and_unknown_fields_ignored(tmp_path):
+    path = str(tmp_path / "fake.sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(1)
+
+    def serve():
+        connection, _ = listener.accept()
+        with connection, connection.makefile("rwb") as stream:
+            for line in stream:
+                request_id = __import__("json").loads(line)["id"]
+                result = ('{"protocol_version":"2.0","daemon_version":"9","capabilities":["teleport"],"profiles":["default"],'
+                          '"default_profile":"default","motd":"hi"}')
+                stream.write(('{"jsonrpc":"2.0","id":%d,"result":%s}\n' % (request_id, result)).encode())
+                stream.flush()
+
+    threading.Thread(target=serve, daemon=True).start()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        client = authd_client.connect(socket_path=path)
+    assert [str(w.message) for w in caught if issubclass(w.category, authd_client.ProtocolVersionWarning)] == [
+        "authd speaks protocol 2.0, newer than this client's 1.0: update the client module (calls may fail)"]
+    assert client.daemon["capabilities"] == ["teleport"]
+    listener.close()
+
+
+def wait_for(predicate, timeout=15):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
