@@ -86,6 +86,8 @@ let package = Package(
             "GoTrueDevServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Examples/: a desktop-style app built on the client library (tested end to end).
+        .executableTarget(name: "authd-example-profile", dependencies: ["AuthdClient"], path: "Examples/swift-profile"),
         // Fakes shipped beside the real things.
         .target(name: "AuthTestSupport", dependencies: ["AuthCore"], path: "Tests/AuthTestSupport"),
 
