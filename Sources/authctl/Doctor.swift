@@ -70,7 +70,11 @@ struct Doctor: ParsableCommand {
         do {
             connection = try AuthdConnection.connect(socketPath: socketPath)
             hello = try connection.call(Methods.Hello.self, .init(client: "authctl doctor"), timeout: 10)
-            record("daemon", true, "authd \(hello.daemonVersion), protocol \(hello.protocolVersion), profiles: \(hello.profiles.joined(separator: ", "))")
+            if let warning = ProtocolCompatibility.warning(daemonVersion: hello.protocolVersion) {
+                record("daemon", false, "authd \(hello.daemonVersion): \(warning)")
+            } else {
+                record("daemon", true, "authd \(hello.daemonVersion), protocol \(hello.protocolVersion), profiles: \(hello.profiles.joined(separator: ", "))")
+            }
         } catch {
             record("daemon", false, Failure(error).message)
             return try finish(checks)
