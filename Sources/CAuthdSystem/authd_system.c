@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,4 +122,9 @@ int authd_watch_network(int stop_fd, authd_event_callback callback, void *contex
     }
     close(fd);
     return r;
+}
+
+int authd_make_undumpable(void) {
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return -errno;
+    return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : -EPERM;
 }

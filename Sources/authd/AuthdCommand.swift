@@ -65,7 +65,7 @@ struct AuthdCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "authd")
-        disableCoreDumps()
+        ProcessHardening.protectMemory(logger: logger)
         raiseDescriptorLimit()
 
         let environment = ProcessInfo.processInfo.environment
@@ -165,11 +165,5 @@ struct AuthdCommand: AsyncParsableCommand {
         guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
         limit.rlim_cur = limit.rlim_max
         setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
-    }
-
-    /// No core dumps: a dump of this process would contain refresh tokens.
-    private func disableCoreDumps() {
-        var limit = rlimit(rlim_cur: 0, rlim_max: 0)
-        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &limit)
     }
 }

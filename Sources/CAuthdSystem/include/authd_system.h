@@ -17,4 +17,10 @@ int authd_watch_resume(int stop_fd, authd_event_callback callback, void *context
  * the network came back: a link that is up and running, a new address, a new route. */
 int authd_watch_network(int stop_fd, authd_event_callback callback, void *context);
 
+/* Marks the process not dumpable (PR_SET_DUMPABLE 0): no core dump, and no other process of
+ * the same user may ptrace it or read its memory, environment or descriptors under /proc.
+ * Returns 0 once PR_GET_DUMPABLE confirms it, -errno otherwise. prctl is variadic, which Swift
+ * cannot call. */
+int authd_make_undumpable(void);
+
 #endif
