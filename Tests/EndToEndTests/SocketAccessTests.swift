@@ -111,10 +111,11 @@ struct SocketAccessTests {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("home"), withIntermediateDirectories: true)
         chmod(root.path, 0o755)
         chown(root.appendingPathComponent("home").path, 65534, 65534)
-        let binary = root.appendingPathComponent("authd").path
-        try FileManager.default.copyItem(atPath: Binaries.path("authd"), toPath: binary)
         let home = root.appendingPathComponent("home").path
         let script = """
+            # Copied here, by a process that forks nothing meanwhile: a copy written from the
+            # test process could be held open by a child another test forks (ETXTBSY on exec).
+            cp "$2" "$1/../authd" && set -- "$1" "$1/../authd"
             cd "$1"
             setpriv --reuid=65534 --regid=65534 --clear-groups env -i HOME="$1" AUTHD_SOCKET="$1/run/authd.sock" \
                 "$2" --profile dump --url http://127.0.0.1:9 --anon-key k >"$1/authd.err" 2>&1 &
@@ -130,7 +131,7 @@ struct SocketAccessTests {
             kill -KILL $daemon $control
             wait
             """
-        let result = try runCommand("/bin/bash", ["-c", script, "dump", home, binary], environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+        let result = try runCommand("/bin/bash", ["-c", script, "dump", home, Binaries.path("authd")], environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
         #expect(result.stdout.contains("control: readable"), "the check cannot tell: \(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("daemon: refused"), "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains(try #require(try? Regex(#"Max core file size\s+0\s+0"#))), "\(result.stdout)")

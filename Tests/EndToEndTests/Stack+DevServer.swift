@@ -55,7 +55,15 @@ extension Stack {
     /// Writes `contents` to a file in the stack's directory and returns its path.
     func file(_ name: String, contents: String) throws -> String {
         let path = directory.appendingPathComponent(name).path
-        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        // O_CLOEXEC: a process another test forks meanwhile must not keep this file open for
+        // writing, or executing it as a script fails with ETXTBSY ("Text file busy").
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw StackError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        let bytes = Array(contents.utf8)
+        guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw StackError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
         return path
     }
 
