@@ -1,8 +1,8 @@
 """authd_client against a live authd and development server."""
 import os
+import shutil
 import socket
 import subprocess
-import sys
 import threading
 import time
 import warnings
@@ -77,9 +77,14 @@ def test_another_user_gets_access_denied(stack):
     script = ("import authd_client, sys\n"
               "try:\n    authd_client.connect(socket_path=sys.argv[1])\n"
               "except authd_client.AccessDenied as error:\n    print('denied:', error)\n")
-    module_dir = os.path.dirname(authd_client.__file__)
-    result = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", script, stack.socket],
-                            env={"PYTHONPATH": module_dir, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=30)
+    # A copy uid 65534 can read: the checkout (and its virtualenv) may sit in a private directory.
+    module_dir = stack.directory / "module"
+    module_dir.mkdir(mode=0o755)
+    os.chmod(module_dir, 0o755)
+    shutil.copy(authd_client.__file__, module_dir / "authd_client.py")
+    os.chmod(module_dir / "authd_client.py", 0o644)
+    result = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, stack.socket],
+                            env={"PYTHONPATH": str(module_dir), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=30)
     assert "denied: access denied" in result.stdout, result.stdout + result.stderr
     assert "this client runs as uid 65534" in result.stdout
 
