@@ -41,15 +41,10 @@ public final class AuthdConnection: @unchecked Sendable {
             throw .protocolViolation("request could not be encoded")
         }
         connection.setReadTimeout(timeout)
-        do { try connection.write(request) } catch {
-            // authd may have refused us (another user) and closed before we wrote: its reason
-            // is still waiting to be read.
-            if let refusal = try? connection.readLine(), let answer = try? RPCCodec.makeDecoder().decode(RPCResponse<M.Result>.self, from: refusal),
-               let error = answer.error {
-                throw .rpc(error)
-            }
-            throw .daemonUnavailable(error.localizedDescription)
-        }
+        // A failed write is not the end: authd may have refused us (another user) and closed
+        // before we wrote, and its reason, an error with a null id, is still waiting to be read
+        // below. Without it, the read finds the connection closed.
+        try? connection.write(request)
         while true {
             guard let line = try io({ () throws(IPCError) in try connection.readLine() }) else {
                 throw .daemonUnavailable(IPCError.closedByDaemon.localizedDescription)
