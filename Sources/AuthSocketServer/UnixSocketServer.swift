@@ -13,9 +13,9 @@ import Glibc
 ///
 /// Every connection is a child task of `run()`, and every request a child task of its
 /// connection, so nothing outlives the server. Peers whose uid differs from ours get one
-/// `access_denied` line and are closed before a byte of theirs is read. Stop it with graceful shutdown (as `ServiceGroup` does on
-/// SIGTERM): that closes the listener and every connection. Cancelling instead can drop
-/// connections NIO had accepted but not yet handed over.
+/// `access_denied` line and are closed before a byte of theirs is read. Stop it with graceful
+/// shutdown (as `ServiceGroup` does on SIGTERM): that closes the listener and every connection.
+/// Cancelling instead can drop connections NIO had accepted but not yet handed over.
 public final class UnixSocketServer: Service, Sendable {
     private let path: String
     private let handler: any SocketRequestHandler

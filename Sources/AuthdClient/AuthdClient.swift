@@ -18,8 +18,6 @@ import Synchronization
 public final class AuthdClient: Sendable {
     /// The profile this client asks about; nil means authd's default profile.
     public let profile: String?
-    /// The socket in use.
-    public let socketPath: String
     private let greeter: DaemonGreeter
     private let lane: BlockingLane
     private let link: DaemonLink
@@ -27,7 +25,6 @@ public final class AuthdClient: Sendable {
 
     private init(profile: String?, greeter: DaemonGreeter, lane: BlockingLane, link: DaemonLink, hello: HelloRecord) {
         self.profile = profile
-        self.socketPath = greeter.socketPath
         self.greeter = greeter
         self.lane = lane
         self.link = link
@@ -63,6 +60,9 @@ public final class AuthdClient: Sendable {
         }
         return client
     }
+
+    /// The socket in use.
+    public var socketPath: String { greeter.socketPath }
 
     /// What authd said in its last `hello`: protocol and software version, capabilities, profiles.
     public var daemon: Methods.Hello.Result { lastHello.answer.withLock { $0 } }
