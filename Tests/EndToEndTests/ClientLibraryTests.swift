@@ -62,7 +62,7 @@ struct ClientLibraryTests {
                                              "--url", stack.serverURL, "--anon-key", "e2e-anon-key", "--log-level", "debug"],
                                environment: stack.environment, in: stack.directory, name: "socket-unit")
         defer {
-            for file in [pidFile, unitPIDFile] { if let pid = Self.pid(in: file) { kill(pid, SIGKILL) } }
+            for file in [pidFile, unitPIDFile] { if let pid = recordedPID(in: file) { kill(pid, SIGKILL) } }
             unit.stop()
         }
         try await offPool {
@@ -70,12 +70,12 @@ struct ClientLibraryTests {
                                                     withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             guard unit.waitForOutput({ $0.contains("listening") }) else { throw StackError("socket unit did not start: \(unit.stderr)") }
         }
-        #expect(Self.pid(in: pidFile) == nil, "authd ran before anyone connected")
+        #expect(recordedPID(in: pidFile) == nil, "authd ran before anyone connected")
 
         // The library's first connection is what starts authd.
         let client = try await AuthdClient.connect(socketPath: stack.socketPath)
         #expect(client.daemon.capabilities.contains("events"))
-        let firstPID = try #require(Self.pid(in: pidFile))
+        let firstPID = try #require(recordedPID(in: pidFile))
         do { _ = try await client.token(); Issue.record("a token without a session") } catch {
             guard case .notSignedIn(let message) = error else { Issue.record("expected notSignedIn, got \(error)"); return }
             #expect(message.contains("authctl login"))
@@ -93,7 +93,7 @@ struct ClientLibraryTests {
         kill(firstPID, SIGKILL)
         let again = try await client.token()
         #expect(again.value == token.value, "the session was read back from the keyring")
-        let secondPID = try #require(Self.pid(in: pidFile))
+        let secondPID = try #require(recordedPID(in: pidFile))
         #expect(secondPID != firstPID)
         #expect(await events.waitFor(timeout: 10) { $0.kind == .initialSession && $0.afterReconnect && $0.status.state == "signed_in" },
                 "\(events.names)")
@@ -123,10 +123,6 @@ struct ClientLibraryTests {
             #expect(message.contains("authctl login"), "\(message)")
             #expect(!error.isTransient)
         }
-    }
-
-    static func pid(in file: String) -> Int32? {
-        (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 }
 

@@ -118,3 +118,8 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
         thread.start()
     }
 }
+
+/// The pid a helper wrote to `file` (`echo $! >file`), or nil while there is none.
+func recordedPID(in file: String) -> Int32? {
+    (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+}

@@ -48,7 +48,7 @@ struct SocketActivationTests {
             let token = try stack.authctl(["token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(token.split(separator: ".").count == 3)
 
-            let daemon = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+            let daemon = try #require(recordedPID(in: pidFile))
             kill(daemon, SIGTERM)
             #expect(notify.waitFor { $0.contains("STOPPING=1") }, "\(notify.messages)")
             activator.process.waitUntilExit()
