@@ -63,6 +63,7 @@ enum DaemonMethods {
         table.registerStreaming(Methods.Subscribe.self) { parameters, envelope, connection throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             let outbox = connection.outbox
+            connection.activity.markSubscribed()
             await driver.subscribe(connection.id, acknowledge: {
                 if let ack = try? RPCCodec.encodeResult(Methods.Subscribe.Result(), id: envelope.id) { outbox.send(ack) }
             }, send: { message in

@@ -44,12 +44,6 @@ public struct RequestDispatcher: SocketRequestHandler {
     public func connectionClosed(_ connection: ConnectionContext) async {
         for driver in registry.drivers { await driver.unsubscribe(connection.id) }
     }
-
-    /// The error line sent before closing an oversized request.
-    public func lineTooLongResponse(limit: Int) -> Data {
-        RPCCodec.encodeError(RPCErrorObject(code: RPCErrorObject.invalidRequestCode,
-                                            message: "request line longer than \(limit) bytes; closing the connection"), id: nil)
-    }
 }
 
 /// The profiles the daemon serves and their drivers.

@@ -107,6 +107,11 @@ public final class LineConnection: @unchecked Sendable {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
+    /// Tells the daemon nothing more will be sent (a half close); answers can still be read.
+    public func finishWriting() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// Closes the connection; further calls fail.
     public func close() {
         guard !closed else { return }

@@ -123,6 +123,14 @@ public enum ErrorReason: String, Sendable, Codable, CaseIterable {
     /// This client may not use authd: it runs as another user. Sent once, before the daemon
     /// closes the connection without reading from it.
     case accessDenied = "access_denied"
+    /// authd is serving its maximum number of connections. Sent once, then the connection closes.
+    case busy
+    /// The connection sent nothing for the idle timeout while not subscribed. Sent once, then
+    /// the connection closes; reconnecting is always fine.
+    case idleTimeout = "idle_timeout"
+    /// The client left too many answers and events unread. Sent once, then the connection closes;
+    /// a subscriber reconnects and subscribes again.
+    case tooSlow = "too_slow"
 }
 
 /// Any inbound line after the envelope was checked: the method name and the raw line to decode params from.

@@ -6,8 +6,6 @@ public protocol SocketRequestHandler: Sendable {
     func handle(line: Data, connection: ConnectionContext) async
     /// The connection has ended; drop anything registered for it (subscriptions).
     func connectionClosed(_ connection: ConnectionContext) async
-    /// The line to send before closing a connection whose line exceeded the limit.
-    func lineTooLongResponse(limit: Int) -> Data
 }
 
 /// One accepted connection as request handlers see it.
@@ -18,14 +16,6 @@ public struct ConnectionContext: Sendable {
     public let peer: PeerCredentials
     /// Where to write lines for this connection; writes keep their order.
     public let outbox: Outbox
-}
-
-/// The ordered outbound queue of one connection.
-public struct Outbox: Sendable {
-    let continuation: AsyncStream<Data>.Continuation
-
-    /// Queues a complete line (with its newline) for writing. Dropped once the connection is gone.
-    public func send(_ line: Data) {
-        continuation.yield(line)
-    }
+    /// Whether the connection is busy or subscribed, for the idle timeout.
+    public let activity: ConnectionActivity
 }

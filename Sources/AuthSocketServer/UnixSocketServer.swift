@@ -13,14 +13,17 @@ import Glibc
 ///
 /// Every connection is a child task of `run()`, and every request a child task of its
 /// connection, so nothing outlives the server. Peers whose uid differs from ours get one
-/// `access_denied` line and are closed before a byte of theirs is read. Stop it with graceful
+/// `access_denied` line and are closed before a byte of theirs is read; `ConnectionLimits` bound
+/// the line length, the number of connections, quiet connections and unread output, each ending
+/// with one error line that says why. Stop it with graceful
 /// shutdown (as `ServiceGroup` does on SIGTERM): that closes the listener and every connection.
 /// Cancelling instead can drop connections NIO had accepted but not yet handed over.
 public final class UnixSocketServer: Service, Sendable {
     private let path: String
     private let handler: any SocketRequestHandler
     private let logger: Logger
-    private let maxLineLength: Int
+    private let limits: ConnectionLimits
+    private let slots: ConnectionSlots
     private let group: MultiThreadedEventLoopGroup
     private let connectionIDs = ManagedAtomicCounter()
     private let readiness: @Sendable () -> Void
@@ -31,13 +34,14 @@ public final class UnixSocketServer: Service, Sendable {
     /// With `inheritedDescriptor` (socket activation: systemd bound `path` and passed the listening
     /// socket), that socket is used as it is: not bound, not chmod-ed and not removed at the end,
     /// since systemd keeps listening on it to start the daemon again on the next connection.
-    public init(path: String, handler: any SocketRequestHandler, logger: Logger, maxLineLength: Int = 64 * 1024,
+    public init(path: String, handler: any SocketRequestHandler, logger: Logger, limits: ConnectionLimits = ConnectionLimits(),
                 inheritedDescriptor: Int32? = nil, onListening: @escaping @Sendable () -> Void = {}) {
         self.path = path
         self.inherited = inheritedDescriptor
         self.handler = handler
         self.logger = logger
-        self.maxLineLength = maxLineLength
+        self.limits = limits
+        self.slots = ConnectionSlots(limit: limits.maxConnections)
         self.group = MultiThreadedEventLoopGroup.singleton
         self.readiness = onListening
     }
@@ -52,13 +56,24 @@ public final class UnixSocketServer: Service, Sendable {
         // connection task. A child NIO accepted while the listener was closing may never reach a
         // task; as a bare channel it is just dropped, where a wrapped one would trap on its
         // unfinished writer. Bytes a client sends meanwhile wait in the kernel.
-        let accept: @Sendable (Channel) -> EventLoopFuture<AcceptedConnection> = { channel in
-            Self.peerCredentials(of: channel).flatMapThrowing { peer -> AcceptedConnection in
+        let maxConnections = limits.maxConnections
+        let accept: @Sendable (Channel) -> EventLoopFuture<AcceptedConnection> = { [slots] channel in
+            do {
+                try channel.pipeline.syncOperations.addHandler(InboundHold(), name: Self.holdName)
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+            return Self.peerCredentials(of: channel).flatMapThrowing { peer -> AcceptedConnection in
                 guard peer.uid == ownUID else {
                     logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
-                    return AcceptedConnection(channel: channel, peer: peer, refused: true)
+                    return AcceptedConnection(channel: channel, peer: peer, refusal: ConnectionNotice.refusal(uid: peer.uid))
                 }
-                return AcceptedConnection(channel: channel, peer: peer, refused: false)
+                // Counted here, released when `serve` ends; a refused peer holds no slot.
+                guard slots.take() else {
+                    logger.warning("refused connection: too many connections", metadata: ["client.pid": "\(peer.pid)", "connections.max": "\(maxConnections)"])
+                    return AcceptedConnection(channel: channel, peer: peer, refusal: ConnectionNotice.busy(limit: maxConnections))
+                }
+                return AcceptedConnection(channel: channel, peer: peer, refusal: nil)
             }
         }
         let bootstrap = ServerBootstrap(group: group)
@@ -93,29 +108,48 @@ public final class UnixSocketServer: Service, Sendable {
 
     private func serve(_ accepted: AcceptedConnection, id: UInt64) async {
         let peer = accepted.peer
-        if accepted.refused {
+        if let refusal = accepted.refusal {
             // One line so the client can say why, then the close. Reads were never turned on:
             // nothing the peer sent is read.
-            try? await accepted.channel.writeAndFlush(ByteBuffer(bytes: Self.refusal(uid: peer.uid)))
+            try? await accepted.channel.writeAndFlush(ByteBuffer(bytes: refusal))
             try? await accepted.channel.close()
             return
         }
-        let maxLineLength = self.maxLineLength
+        defer { slots.release() }
+        let limits = self.limits
+        let logger = self.logger
+        let rawChannel = accepted.channel
+        let (items, continuation) = AsyncStream<Outbox.Item>.makeStream()
+        let outbox = Outbox(continuation: continuation, limit: limits.maxQueuedBytes, finalLine: ConnectionNotice.tooSlow(limit: limits.maxQueuedBytes)) {
+            logger.notice("client reads too slowly; dropping it", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
+            // The final error goes out if the client reads again soon; if not, the connection is cut.
+            rawChannel.eventLoop.scheduleTask(in: TimeAmount(limits.dropGrace)) { rawChannel.close(promise: nil) }
+        }
+        let activity = ConnectionActivity(now: NIODeadline.now().uptimeNanoseconds)
         let channel: NIOAsyncChannel<InboundFrame, ByteBuffer>
         do {
-            channel = try await accepted.channel.eventLoop.submit {
-                try accepted.channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: maxLineLength)))
-                let wrapped = try NIOAsyncChannel<InboundFrame, ByteBuffer>(wrappingChannelSynchronously: accepted.channel)
-                try accepted.channel.syncOptions?.setOption(.autoRead, value: true)
+            channel = try await rawChannel.eventLoop.submit {
+                let pipeline = rawChannel.pipeline.syncOperations
+                if let idleTimeout = limits.idleTimeout {
+                    try pipeline.addHandler(IdleConnectionCloser(
+                        timeout: TimeAmount(idleTimeout), activity: activity, outbox: outbox,
+                        notice: ByteBuffer(bytes: ConnectionNotice.idle(timeout: idleTimeout))) {
+                            logger.debug("closing an idle connection", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
+                        })
+                }
+                try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineLength)))
+                let wrapped = try NIOAsyncChannel<InboundFrame, ByteBuffer>(wrappingChannelSynchronously: rawChannel)
+                // Whatever arrived before the pipeline was complete goes through it now.
+                _ = pipeline.removeHandler(name: Self.holdName)
+                try rawChannel.syncOptions?.setOption(.autoRead, value: true)
                 return wrapped
             }.get()
         } catch {
             logger.debug("connection setup failed", metadata: ["connection.id": "\(id)", "error": "\(error)"])
-            accepted.channel.close(promise: nil)
+            rawChannel.close(promise: nil)
             return
         }
-        let (lines, continuation) = AsyncStream<Data>.makeStream()
-        let context = ConnectionContext(id: id, peer: peer, outbox: Outbox(continuation: continuation))
+        let context = ConnectionContext(id: id, peer: peer, outbox: outbox, activity: activity)
         logger.debug("connection opened", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
         do {
             // On graceful shutdown every connection is closed too: a subscriber would otherwise
@@ -125,10 +159,23 @@ public final class UnixSocketServer: Service, Sendable {
                     await withDiscardingTaskGroup { tasks in
                         tasks.addTask {
                             // The single writer: answers and events leave in the order they were queued.
-                            for await line in lines {
-                                do { try await outbound.write(ByteBuffer(bytes: line)) } catch { break }
+                            writing: for await item in items {
+                                // Lines queued before an overflow are dropped; only the final error goes.
+                                guard outbox.taken(item) else { continue }
+                                switch item {
+                                case .line(let line):
+                                    do { try await outbound.write(ByteBuffer(bytes: line)) } catch {
+                                        // The peer cannot take output any more (it shut its side
+                                        // down): end the connection instead of leaving it half open.
+                                        rawChannel.close(promise: nil)
+                                        outbox.finish()
+                                        break writing
+                                    }
+                                case .final(let line):
+                                    try? await rawChannel.writeAndFlush(ByteBuffer(bytes: line))
+                                    rawChannel.close(promise: nil)
+                                }
                             }
-                            continuation.finish()
                         }
                         await withDiscardingTaskGroup { requests in
                             do {
@@ -136,10 +183,14 @@ public final class UnixSocketServer: Service, Sendable {
                                     switch frame {
                                     case .line(let buffer):
                                         let data = Data(buffer.readableBytesView)
-                                        requests.addTask { await self.handler.handle(line: data, connection: context) }
+                                        activity.requestStarted()
+                                        requests.addTask {
+                                            await self.handler.handle(line: data, connection: context)
+                                            activity.requestFinished(now: NIODeadline.now().uptimeNanoseconds)
+                                        }
                                     case .tooLong:
                                         logger.notice("request line too long; closing", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
-                                        continuation.yield(handler.lineTooLongResponse(limit: maxLineLength))
+                                        outbox.send(ConnectionNotice.lineTooLong(limit: limits.maxLineLength))
                                         return
                                     }
                                 }
@@ -149,7 +200,7 @@ public final class UnixSocketServer: Service, Sendable {
                         }
                         // Subscribers keep the connection open; once the client is gone, nothing more is sent.
                         await handler.connectionClosed(context)
-                        continuation.finish()
+                        outbox.finish()
                     }
                 }
             } onGracefulShutdown: {
@@ -161,10 +212,8 @@ public final class UnixSocketServer: Service, Sendable {
         logger.debug("connection closed", metadata: ["connection.id": "\(id)"])
     }
 
-    /// The `access_denied` error a peer of another user gets before the connection closes.
-    static func refusal(uid: UInt32) -> Data {
-        RPCCodec.encodeError(.application(.accessDenied, "access denied: authd serves only the user who runs it (uid \(getuid())), and this client runs as uid \(uid)"), id: nil)
-    }
+    /// The name of each connection's `InboundHold`.
+    private static let holdName = "authd.inbound-hold"
 
     private static func peerCredentials(of channel: Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? SocketOptionProvider else {
@@ -179,8 +228,9 @@ public final class UnixSocketServer: Service, Sendable {
 struct AcceptedConnection: Sendable {
     let channel: Channel
     let peer: PeerCredentials
-    /// The peer failed the uid check: it gets the refusal and the close, and nothing is read.
-    let refused: Bool
+    /// Set when the peer may not be served (another uid, no free slot): this line and the close,
+    /// and nothing of the peer's is read.
+    let refusal: Data?
 }
 
 /// A channel that reports no peer credentials.
@@ -190,4 +240,24 @@ struct PeerRefused: Error {}
 final class ManagedAtomicCounter: Sendable {
     private let value = Atomic<UInt64>(0)
     func next() -> UInt64 { value.add(1, ordering: .relaxed).newValue }
+}
+
+/// The connection slots in use, bounded by `ConnectionLimits.maxConnections`.
+final class ConnectionSlots: Sendable {
+    private let inUse = Atomic<Int>(0)
+    private let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Takes a slot; false (and nothing taken) when all are in use.
+    func take() -> Bool {
+        guard inUse.add(1, ordering: .relaxed).newValue <= limit else {
+            inUse.subtract(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    /// Gives a slot back.
+    func release() { inUse.subtract(1, ordering: .relaxed) }
 }

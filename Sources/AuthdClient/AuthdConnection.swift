@@ -63,7 +63,14 @@ public final class AuthdConnection: @unchecked Sendable {
             guard let response = try? decoder.decode(RPCResponse<M.Result>.self, from: line) else {
                 throw .protocolViolation("authd's answer to \(M.name) has an unexpected shape")
             }
-            if let error = response.error { throw .rpc(error) }
+            if let error = response.error {
+                // The daemon closed this connection (idle, or output left unread): as for any
+                // closed connection, a caller that reuses connections opens a new one and retries.
+                if probe.id == nil, error.reason == .idleTimeout || error.reason == .tooSlow {
+                    throw .daemonUnavailable(error.message)
+                }
+                throw .rpc(error)
+            }
             guard let result = response.result else { throw .protocolViolation("authd's answer has neither result nor error") }
             return result
         }

@@ -36,6 +36,7 @@ public enum AuthdError: Error, Sendable, Equatable {
             case .accessDenied: self = .accessDenied(error.message)
             case .keyringUnavailable: self = .keyringUnavailable(error.message)
             case .unknownProfile: self = .unknownProfile(error.message)
+            case .busy, .idleTimeout, .tooSlow: self = .daemonUnavailable(error.message)
             default: self = .rejected(reason: error.data?.reason, message: error.message)
             }
         }

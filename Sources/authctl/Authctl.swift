@@ -10,7 +10,7 @@ struct Authctl: ParsableCommand {
         commandName: "authctl",
         abstract: "Sign in to Supabase through authd and get bearer tokens for scripts and apps.",
         discussion: """
-        Exit codes: 0 success; 1 other failure; 3 authd is not running; 4 not signed in; \
+        Exit codes: 0 success; 1 other failure; 3 authd is not running or busy; 4 not signed in; \
         5 sign-in refused (wrong password, code or ID token); 6 the server is unreachable or failing; \
         7 the keyring is unavailable; 8 the browser sign-in failed or timed out; 64 bad usage.
         """,

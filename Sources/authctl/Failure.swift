@@ -36,6 +36,7 @@ struct Failure: Error {
             case .oauthFailed?, .flowExpired?: self.init(rpc.message, .browserSignInFailed)
             case .offline?, .serverError?, .rateLimited?: self.init(rpc.message, .serverUnavailable)
             case .keyringUnavailable?: self.init(rpc.message, .keyringUnavailable)
+            case .busy?: self.init(rpc.message, .daemonNotRunning)
             default: self.init(rpc.message, .failure)
             }
         }

@@ -51,7 +51,15 @@ struct AuthdCommand: AsyncParsableCommand {
     @Option(name: .customLong("refresh-lead"), help: "Refresh this many seconds before expiry (default: refresh_lead in the configuration, else max(60 s, 10 % of the lifetime); at most half the lifetime).")
     var refreshLead: Double?
 
+    @Option(name: .customLong("max-connections"), help: "Clients served at once; one more gets a 'busy' error (default: 4096).")
+    var maxConnections: Int = ConnectionLimits().maxConnections
+
+    @Option(name: .customLong("idle-timeout"), help: "Close a connection that sends nothing for this many seconds, unless it is subscribed to events or waiting for an answer; 0 never closes (default: 60).")
+    var idleTimeout: Int = 60
+
     func run() async throws {
+        guard maxConnections > 0 else { throw ValidationError("--max-connections must be a positive number") }
+        guard idleTimeout >= 0 else { throw ValidationError("--idle-timeout must be 0 (never) or a positive number of seconds") }
         if let refreshLead, refreshLead <= 0 { throw ValidationError("--refresh-lead must be a positive number of seconds") }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -92,8 +100,9 @@ struct AuthdCommand: AsyncParsableCommand {
         }
         let registry = ProfileRegistry(drivers: drivers, defaultProfile: configuration.defaultProfile)
         let (listening, listeningSink) = AsyncStream.makeStream(of: Void.self)
+        let limits = ConnectionLimits(maxConnections: maxConnections, idleTimeout: idleTimeout == 0 ? nil : .seconds(idleTimeout))
         let server = UnixSocketServer(path: socketPath, handler: RequestDispatcher(registry: registry, logger: logger), logger: logger,
-                                      inheritedDescriptor: activated?.descriptor) {
+                                      limits: limits, inheritedDescriptor: activated?.descriptor) {
             listeningSink.yield()
             listeningSink.finish()
         }

@@ -17,14 +17,14 @@ struct DaemonHarness: Sendable {
 
     /// Runs `body` against a daemon serving profile "default"; everything stops when it returns.
     static func run(api: FakeGoTrue = FakeGoTrue(), store: InMemorySessionStore = InMemorySessionStore(),
-                    _ body: @Sendable (DaemonHarness) async throws -> Void) async throws {
+                    limits: ConnectionLimits = ConnectionLimits(), _ body: @Sendable (DaemonHarness) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-test-\(UUID().uuidString.prefix(8))")
         let path = directory.appendingPathComponent("authd.sock").path
         let logger = Logger(label: "authd-test")
         let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: api,
                                    policy: RefreshPolicy(jitterFraction: 0), logger: logger)
         let dispatcher = RequestDispatcher(registry: ProfileRegistry(drivers: [driver], defaultProfile: "default"), logger: logger)
-        let server = UnixSocketServer(path: path, handler: dispatcher, logger: logger)
+        let server = UnixSocketServer(path: path, handler: dispatcher, logger: logger, limits: limits)
         let harness = DaemonHarness(socketPath: path, api: api, store: store, dispatcher: dispatcher)
         // Stopped the way SIGTERM stops authd: graceful shutdown of a ServiceGroup.
         let services = ServiceGroup(configuration: .init(services: [.init(service: driver), .init(service: server)],

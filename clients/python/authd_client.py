@@ -91,7 +91,10 @@ class ProtocolVersionWarning(UserWarning):
 _BY_REASON = {
     "not_signed_in": NotSignedIn, "offline": Offline, "server_error": Offline, "rate_limited": Offline,
     "access_denied": AccessDenied, "keyring_unavailable": KeyringUnavailable, "unknown_profile": UnknownProfile,
+    "busy": DaemonUnavailable,
 }
+#: Reasons of the last line authd sends on a connection it closes; the call is sent again on a new one.
+_CONNECTION_CLOSED = ("idle_timeout", "too_slow")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -213,6 +216,10 @@ class _Connection:
             error = message.get("error")
             if error is not None:
                 reason = (error.get("data") or {}).get("reason")
+                if message.get("id") is None and reason in _CONNECTION_CLOSED:
+                    # authd closed this connection (idle, or output left unread); like any closed
+                    # connection, the client opens a new one and sends the call again.
+                    raise DaemonUnavailable(error.get("message", "authd closed the connection"), reason)
                 raise _BY_REASON.get(reason, Rejected)(error.get("message", "authd refused the request"), reason)
             if "result" not in message:
                 raise ProtocolError("authd's answer has neither result nor error")

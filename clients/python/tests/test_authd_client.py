@@ -39,6 +39,16 @@ def test_typed_errors_say_what_to_do(stack):
     assert raised.value.reason == "not_signed_in" and not raised.value.transient
 
 
+def test_a_connection_authd_closed_as_idle_is_opened_again(stack):
+    stack.start_daemon("--idle-timeout", "1")
+    stack.sign_up_and_in("py-idle@example.com", "py-idle-password")
+    client = authd_client.connect(socket_path=stack.socket)
+    first = client.token()
+    time.sleep(1.6)  # authd has sent idle_timeout and closed the connection by now
+    assert client.token().value == first.value
+    assert "closing an idle connection" in stack.output()
+
+
 def test_events_follow_sign_in_and_survive_a_daemon_restart(stack):
     stack.start_daemon()
     client = authd_client.connect(socket_path=stack.socket)

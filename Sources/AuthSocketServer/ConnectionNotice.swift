@@ -1,0 +1,35 @@
+import AuthProtocol
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The last line a connection gets before the daemon closes it: an error with a null id, so
+/// clients can tell the user why instead of seeing a bare end of file.
+enum ConnectionNotice {
+    /// The peer runs as another user.
+    static func refusal(uid: UInt32) -> Data {
+        RPCCodec.encodeError(.application(.accessDenied, "access denied: authd serves only the user who runs it (uid \(getuid())), and this client runs as uid \(uid)"), id: nil)
+    }
+
+    /// Every connection slot is taken.
+    static func busy(limit: Int) -> Data {
+        RPCCodec.encodeError(.application(.busy, "authd is serving its maximum of \(limit) connections; close unused connections or try again"), id: nil)
+    }
+
+    /// A request line passed the limit.
+    static func lineTooLong(limit: Int) -> Data {
+        RPCCodec.encodeError(RPCErrorObject(code: RPCErrorObject.invalidRequestCode,
+                                            message: "request line longer than \(limit) bytes; closing the connection"), id: nil)
+    }
+
+    /// The connection was quiet for too long.
+    static func idle(timeout: Duration) -> Data {
+        RPCCodec.encodeError(.application(.idleTimeout, "no request for \(timeout.components.seconds) s; closing the connection (subscribed connections stay open)"), id: nil)
+    }
+
+    /// The client did not read its answers and events fast enough.
+    static func tooSlow(limit: Int) -> Data {
+        RPCCodec.encodeError(.application(.tooSlow, "more than \(limit) bytes of answers and events were waiting for this client to read them; closing the connection (reconnect and subscribe again)"), id: nil)
+    }
+}

@@ -1,0 +1,69 @@
+import NIOCore
+
+/// Closes a connection that has been quiet for the idle timeout, after writing the idle notice.
+///
+/// Sits first in the pipeline so it sees every read. It checks on a timer set for the moment the
+/// connection could first be idle; a busy or subscribed connection is checked again a timeout later.
+final class IdleConnectionCloser: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let timeout: TimeAmount
+    private let activity: ConnectionActivity
+    private let outbox: Outbox
+    private let notice: ByteBuffer
+    private let onIdle: () -> Void
+    private var check: Scheduled<Void>?
+
+    init(timeout: TimeAmount, activity: ConnectionActivity, outbox: Outbox, notice: ByteBuffer, onIdle: @escaping () -> Void) {
+        self.timeout = timeout
+        self.activity = activity
+        self.outbox = outbox
+        self.notice = notice
+        self.onIdle = onIdle
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        schedule(context: context, in: timeout)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        check?.cancel()
+        check = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        check?.cancel()
+        check = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        activity.touch(now: NIODeadline.now().uptimeNanoseconds)
+        context.fireChannelRead(data)
+    }
+
+    private func schedule(context: ChannelHandlerContext, in delay: TimeAmount) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        check = context.eventLoop.scheduleTask(in: delay) {
+            let (closer, context) = loopBound.value
+            closer.evaluate(context: context)
+        }
+    }
+
+    private func evaluate(context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        let remaining = activity.idleIn(timeout: UInt64(timeout.nanoseconds), now: NIODeadline.now().uptimeNanoseconds,
+                                        queuedBytes: outbox.queuedBytes)
+        switch remaining {
+        case nil:
+            schedule(context: context, in: timeout)
+        case let nanoseconds? where nanoseconds > 0:
+            schedule(context: context, in: .nanoseconds(Int64(nanoseconds)))
+        default:
+            onIdle()
+            let channel = context.channel
+            context.writeAndFlush(NIOAny(notice)).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import AuthdClient
+import AuthIPC
+import AuthProtocol
+import AuthSocketServer
+import Foundation
+import Testing
+
+/// The limits that keep one client from hurting the others, on a real socket.
+@Suite struct ConnectionLimitsTests {
+    /// The reason of an error line with a null id (a connection notice).
+    private func notice(_ line: Data?) -> String? {
+        let message = object(line)
+        guard message["id"] is NSNull, let error = message["error"] as? [String: Any] else { return nil }
+        return (error["data"] as? [String: Any])?["reason"] as? String
+    }
+
+    @Test func oneConnectionPastTheMaximumIsToldBusyAndClosedAndAFreedSlotIsServedAgain() async throws {
+        try await DaemonHarness.run(limits: ConnectionLimits(maxConnections: 3)) { daemon in
+            try await blocking {
+                // The harness's readiness probe may hold a slot for a moment after it closed:
+                // retry until the third connection is served.
+                let held = [try daemon.connect(), try daemon.connect()]
+                var third: LineConnection?
+                for _ in 0..<100 where third == nil {
+                    let candidate = try daemon.raw()
+                    candidate.setReadTimeout(5)
+                    try candidate.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session.status\"}\n".utf8))
+                    if object(try candidate.readLine())["id"] as? Int == 1 { third = candidate } else { Thread.sleep(forTimeInterval: 0.02) }
+                }
+                #expect(third != nil)
+
+                let fourth = try daemon.raw()
+                fourth.setReadTimeout(5)
+                let refusal = try fourth.readLine()
+                #expect(notice(refusal) == "busy")
+                #expect(String(decoding: refusal ?? Data(), as: UTF8.self).contains("maximum of 3 connections"))
+                #expect(try fourth.readLine() == nil)
+
+                third?.close()
+                _ = held
+                var served = false
+                for _ in 0..<100 where !served {
+                    if let client = try? daemon.connect(), (try? client.call(Methods.Status.self, .init())) != nil { served = true }
+                    else { Thread.sleep(forTimeInterval: 0.02) }
+                }
+                #expect(served)
+            }
+        }
+    }
+
+    @Test func aQuietConnectionIsClosedWithANoticeWhileASubscriberStaysOpen() async throws {
+        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .milliseconds(300))) { daemon in
+            try await blocking {
+                let subscriber = try daemon.raw()
+                subscriber.setReadTimeout(5)
+                try subscriber.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
+                _ = try subscriber.readLine()   // acknowledgement
+                _ = try subscriber.readLine()   // INITIAL_SESSION
+
+                let quiet = try daemon.raw()
+                quiet.setReadTimeout(5)
+                let started = Date()
+                let last = try quiet.readLine()
+                #expect(notice(last) == "idle_timeout")
+                #expect(Date().timeIntervalSince(started) >= 0.25)
+                #expect(try quiet.readLine() == nil)
+
+                // Well past the timeout, the subscriber still gets the next event.
+                Thread.sleep(forTimeInterval: 0.6)
+                let client = try daemon.connect()
+                _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
+                let event = object(try subscriber.readLine())
+                #expect((event["params"] as? [String: Any])?["event"] as? String == "SIGNED_IN")
+            }
+        }
+    }
+
+    @Test func theClientLibraryOpensAConnectionAgainAfterAnIdleClose() async throws {
+        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .milliseconds(200))) { daemon in
+            let client = try await AuthdClient.connect(socketPath: daemon.socketPath, onWarning: { _ in })
+            #expect(try await client.status().state == "signed_out")
+            try await Task.sleep(for: .milliseconds(600))
+            // The daemon's idle notice is waiting on the old connection; the call goes out again on a new one.
+            #expect(try await client.status().state == "signed_out")
+            await client.close()
+        }
+    }
+
+    @Test func aClientThatDoesNotReadIsDroppedWithAFinalErrorAndNobodyElseWaits() async throws {
+        let limits = ConnectionLimits(maxQueuedBytes: 16 * 1024, dropGrace: .seconds(10))
+        try await DaemonHarness.run(limits: limits) { daemon in
+            try await blocking {
+                let client = try daemon.connect()
+                _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
+
+                // Each subscribe is answered with an acknowledgement and an INITIAL_SESSION event:
+                // far more output than the kernel's buffer, NIO's and the outbox hold together.
+                let hog = try daemon.raw()
+                hog.setReadTimeout(10)
+                let subscribe = Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8)
+                // The daemon may cut it off before it has written them all.
+                var written = 0
+                while written < 4000, (try? hog.write(subscribe)) != nil { written += 1 }
+
+                // Meanwhile the other client is served as usual.
+                for _ in 0..<50 { #expect(try client.call(Methods.Token.self, .init()).accessToken.isEmpty == false) }
+
+                var lines: [Data] = []
+                while let line = try hog.readLine() { lines.append(line) }
+                #expect(lines.count < 8000)   // dropped, not served in full
+                #expect(notice(lines.last) == "too_slow")
+                #expect(lines.dropLast().allSatisfy { notice($0) == nil })
+            }
+        }
+    }
+
+    @Test func aClientThatHalfClosesStillGetsItsAnswersThenTheConnectionEnds() async throws {
+        try await DaemonHarness.run { daemon in
+            try await blocking {
+                let raw = try daemon.raw()
+                raw.setReadTimeout(5)
+                try raw.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session.status\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"hello\"}\n".utf8))
+                raw.finishWriting()
+                let ids = Set([try raw.readLine(), try raw.readLine()].map { object($0)["id"] as? Int })
+                #expect(ids == [1, 2])
+                #expect(try raw.readLine() == nil)
+            }
+        }
+    }
+}
