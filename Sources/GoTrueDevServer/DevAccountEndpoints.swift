@@ -96,6 +96,7 @@ extension DevAuthAPI {
             return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
         }
         let password = body["password"] as? String
+        recordSecrets([password])
         if let password, password.count < 6 {
             return DevError.response(422, "weak_password", "Password should be at least 6 characters.", request: request,
                                      extra: ["weak_password": ["reasons": ["length"]]])
@@ -167,11 +168,8 @@ extension DevAuthAPI {
         store.codes["\(address) \(purpose)"] = DevOneTimeCode(code: code, purpose: purpose, userID: user.id, sentAt: now)
         let message = DevMessage(to: address, channel: purpose == "sms" ? "sms" : "email", type: type, code: code, sentAt: now)
         store.outbox.append(message)
-        if let path = options.outboxFile, let line = try? JSONSerialization.data(withJSONObject: message.json, options: [.sortedKeys]),
-           let handle = FileHandle(forWritingAtPath: path) ?? (FileManager.default.createFile(atPath: path, contents: nil) ? FileHandle(forWritingAtPath: path) : nil) {
-            handle.seekToEndOfFile()
-            handle.write(line + Data("\n".utf8))
-            try? handle.close()
+        if let path = options.outboxFile, let line = try? JSONSerialization.data(withJSONObject: message.json, options: [.sortedKeys]) {
+            LineFile(path: path).append(line)
         }
     }
 }

@@ -120,6 +120,7 @@ public final class DevAuthAPI: Sendable {
         if phone.isEmpty, !Self.looksLikeEmail(email) {
             return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
         }
+        recordSecrets([body["password"] as? String])
         guard let password = body["password"] as? String, password.count >= 6 else {
             return DevError.response(422, "weak_password", "Password should be at least 6 characters.", request: request,
                                      extra: ["weak_password": ["reasons": ["length"]]])
@@ -163,6 +164,7 @@ public final class DevAuthAPI: Sendable {
         let email = body["email"] as? String ?? ""
         let phone = body["phone"] as? String ?? ""
         let password = body["password"] as? String ?? ""
+        recordSecrets([password])
         return state.withLock { store -> DevResponse in
             guard var user = phone.isEmpty ? store.user(email: email) : store.user(phone: phone),
                   user.passwordDigest == Self.digest(password) else {
@@ -297,8 +299,17 @@ public final class DevAuthAPI: Sendable {
             "session_id": session.id, "is_anonymous": false,
             "app_metadata": appMetadata(user), "user_metadata": userMetadata(user),
         ]
-        return ["access_token": signer.sign(claims), "token_type": "bearer", "expires_in": options.accessTokenLifetime,
+        let accessToken = signer.sign(claims)
+        recordSecrets([accessToken, refreshToken])
+        return ["access_token": accessToken, "token_type": "bearer", "expires_in": options.accessTokenLifetime,
                 "expires_at": expiresAt, "refresh_token": refreshToken, "user": userJSON(user)]
+    }
+
+    /// Notes secrets for the end-to-end suite's scan (`DevServerOptions.secretsFile`).
+    func recordSecrets(_ secrets: [String?]) {
+        guard let path = options.secretsFile else { return }
+        let file = LineFile(path: path)
+        for case let secret? in secrets where !secret.isEmpty { file.append(Data(secret.utf8)) }
     }
 
     private func appMetadata(_ user: DevUser) -> [String: Any] {

@@ -28,6 +28,9 @@ public struct DevServerOptions: Sendable {
     public var redirectAllowList: [String] = ["authd://", "myapp://"]
     /// Every message sent is also appended here as one JSON line, when set.
     public var outboxFile: String?
+    /// Every access token and refresh token issued and every password received is appended
+    /// here, one per line, when set: the list of secrets the end-to-end suite's scan looks for.
+    public var secretsFile: String?
 
     /// Creates options with GoTrue's defaults where it has them.
     public init(jwtSecret: String = "authd-dev-server-jwt-secret-at-least-32-characters", accessTokenLifetime: Int = 3600,

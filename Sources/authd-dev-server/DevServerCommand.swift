@@ -44,6 +44,9 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("outbox"), help: "Also append every email and SMS sent, as a JSON line, to this file.")
     var outbox: String?
 
+    @Option(name: .customLong("record-secrets"), help: "Append every access token, refresh token and password this server sees to this file, one per line (for a test's secret scan).")
+    var recordSecrets: String?
+
     func validate() throws {
         if accessTokenLifetime < 1 { throw ValidationError("--access-token-lifetime must be at least 1 second") }
         if otpLifetime <= 0 { throw ValidationError("--otp-lifetime must be positive") }
@@ -61,6 +64,7 @@ struct DevServerCommand: AsyncParsableCommand {
         options.otpLifetime = otpLifetime
         if !idTokenClientIDs.isEmpty { options.idTokenClientIDs = idTokenClientIDs }
         options.outboxFile = outbox
+        options.secretsFile = recordSecrets
         // Bind first to learn the port, then fix the issuer URL to it.
         let probe = try await DevHTTPServer.start(api: DevAuthAPI(options: options), host: host, port: port)
         let boundPort = probe.port

@@ -233,7 +233,7 @@ struct EndToEndTests {
             var environment = ProcessInfo.processInfo.environment
             environment["AUTHD_SOCKET"] = FileManager.default.temporaryDirectory.appendingPathComponent("no-such-\(UUID().uuidString)/authd.sock").path
             for arguments in [["status"], ["token"], ["logout"], ["watch"]] {
-                let result = try runCommand(Binaries.path("authctl"), arguments, environment: environment, timeout: 10)
+                let result = try runCommand(Binaries.path("authctl"), arguments, environment: environment, timeout: 30)
                 #expect(result.status == 3, "\(arguments)")
                 #expect(result.stderr.contains("authd is not running"))
                 #expect(result.stderr.contains("systemctl --user enable --now authd.socket"))

@@ -42,13 +42,28 @@ final class Spawned: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, number) }
     }
 
-    /// Stops the process (SIGTERM, then SIGKILL after 5 s) and waits for it.
+    /// Stops the process (SIGTERM, then SIGKILL after 5 s), waits for it, and hands its output
+    /// to the suite's secret scan.
     func stop() {
         signal(SIGTERM)
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         signal(SIGKILL)
         process.waitUntilExit()
+        collectForScan()
+    }
+
+    private var collected = false
+
+    /// Hands the output to the secret scan once (on `stop()`, or when the object goes away).
+    private func collectForScan() {
+        guard !collected, let executable = process.executableURL?.path else { return }
+        collected = true
+        SecretScan.collect(executable: executable, arguments: process.arguments ?? [], stdout: stdout, stderr: stderr)
+    }
+
+    deinit {
+        if !process.isRunning { collectForScan() }
     }
 
     /// Waits until `predicate` holds on stdout, up to `timeout` seconds.
@@ -100,8 +115,10 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
         throw CommandTimedOut(command: ([executable] + arguments).joined(separator: " "))
     }
     process.waitUntilExit()
-    return Completed(status: process.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                     stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    let completed = Completed(status: process.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
+                              stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    SecretScan.collect(executable: executable, arguments: arguments, stdout: completed.stdout, stderr: completed.stderr)
+    return completed
 }
 
 struct CommandTimedOut: Error, CustomStringConvertible {

@@ -46,7 +46,8 @@ final class Stack: @unchecked Sendable {
 
     func startDevServer(lifetime: Int, port: Int = 0, extra: [String] = []) throws {
         let server = try Spawned(Binaries.path("authd-dev-server"), ["--port", String(port), "--access-token-lifetime", String(lifetime),
-                                                                       "--anon-key", "e2e-anon-key"] + extra,
+                                                                       "--anon-key", "e2e-anon-key"]
+                                                                       + (SecretScan.secretsFile(for: profile).map { ["--record-secrets", $0] } ?? []) + extra,
                                  environment: environment, in: directory, name: "dev-server-\(UUID().uuidString.prefix(4))")
         guard server.waitForOutput({ $0.contains("listening on") }) else { throw StackError("dev server did not start: \(server.stderr)") }
         serverURL = String(server.stdout.split(separator: " ").last!.trimmingCharacters(in: .whitespacesAndNewlines))
