@@ -1,0 +1,43 @@
+import AuthdClient
+import AuthProtocol
+import Foundation
+import Testing
+
+/// URLs that enter over the socket: a browser sign-in may only send the code back to this
+/// machine (loopback http) or to an app's own scheme, never to http:// on another host.
+@Suite struct RedirectCheckTests {
+    private func begin(_ daemon: DaemonHarness, redirect: String) throws -> Result<Methods.OAuthBegin.Result, AuthdClientError> {
+        let client = try daemon.connect()
+        return Result { () throws(AuthdClientError) in
+            try client.call(Methods.OAuthBegin.self, .init(provider: "google", redirectTo: redirect))
+        }
+    }
+
+    @Test func plainHTTPOffLoopbackIsRefusedWithWhatToUseInstead() async throws {
+        try await DaemonHarness.run { daemon in
+            try await blocking {
+                for redirect in ["http://example.com/callback", "HTTP://evil.example:8080/cb", "http://127.0.0.1.evil.example/cb",
+                                 "http://localhost.evil.example/cb", "http://[::2]:1/cb", "//127.0.0.1/cb"] {
+                    guard case .failure(.rpc(let error)) = try begin(daemon, redirect: redirect) else {
+                        Issue.record("\(redirect) was accepted")
+                        continue
+                    }
+                    #expect(error.code == RPCErrorObject.invalidParamsCode, "\(redirect)")
+                    #expect(error.message.contains("127.0.0.1"), "\(redirect): \(error.message)")
+                }
+            }
+        }
+    }
+
+    @Test func loopbackAndCustomSchemesAreAccepted() async throws {
+        try await DaemonHarness.run { daemon in
+            try await blocking {
+                for redirect in ["http://127.0.0.1:41234/callback", "http://[::1]:41234/callback", "http://localhost:41234/cb", "authd://callback"] {
+                    let result = try begin(daemon, redirect: redirect)
+                    guard case .success(let begun) = result else { Issue.record("\(redirect): \(result)"); continue }
+                    #expect(begun.url.contains("/authorize?provider=google"), "\(begun.url)")
+                }
+            }
+        }
+    }
+}
