@@ -90,6 +90,12 @@ let package = Package(
         .executableTarget(name: "authd-example-profile", dependencies: ["AuthdClient"], path: "Examples/swift-profile"),
         // Fakes shipped beside the real things.
         .target(name: "AuthTestSupport", dependencies: ["AuthCore"], path: "Tests/AuthTestSupport"),
+        // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with
+        // -sanitize=fuzzer -DFUZZING); in an ordinary build it replays corpus files.
+        .executableTarget(name: "authd-fuzz", dependencies: [
+            "AuthCore", "AuthDaemon", "AuthProtocol", "AuthSocketServer", "AuthTestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "Fuzz/RequestFuzzer", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
 
         .testTarget(name: "AuthConfigTests", dependencies: ["AuthConfig"]),
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "AuthTestSupport"]),
