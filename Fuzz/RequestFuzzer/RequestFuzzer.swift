@@ -75,6 +75,7 @@ final class FuzzWorld: Sendable {
         let (items, continuation) = AsyncStream<Outbox.Item>.makeStream()
         let outbox = Outbox(continuation: continuation, limit: 1 << 20, finalLine: Data(), onOverflow: {})
         let context = ConnectionContext(id: connectionIDs.next(), peer: PeerCredentials(pid: getpid(), uid: getuid(), gid: getgid()),
+                                        client: ClientIdentity(executable: "/usr/bin/fuzzed-client", appID: nil),
                                         outbox: outbox, activity: ConnectionActivity(now: 0))
         let dispatcher = self.dispatcher
         return Self.blockOn {

@@ -10,6 +10,9 @@ public struct ProfileConfiguration: Sendable, Equatable {
     public var url: URL
     /// The project's anon or publishable key. Never a service-role or secret key.
     public var anonKey: String
+    /// Which apps may take this profile's tokens: all of the user's (`open`) or the ones the
+    /// user allowed (`ask`).
+    public var access: AppAccessPolicy = .open
 
     /// Creates a profile after validating it; `source` names where it came from in messages.
     public init(name: String, url: String, anonKey: String, source: String) throws(ConfigurationError) {
@@ -56,6 +59,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// [profiles.default]
     /// url = "https://abcd.supabase.co"
     /// anon_key = "eyJ…"
+    /// access = "ask"                # optional: "open" (default) or "ask"
     /// ```
     public static func parse(_ text: String, source: String) throws(ConfigurationError) -> DaemonConfiguration {
         let table: TOMLTable
@@ -83,8 +87,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 guard let profile = profileTables[name]?.table else {
                     throw ConfigurationError("\(locator.at(source, key: name, in: "profiles")): 'profiles.\(name)' must be a table")
                 }
-                for key in profile.keys where !["url", "anon_key"].contains(key) {
-                    throw ConfigurationError("\(locator.at(source, key: key, in: "profiles.\(name)")): unknown key 'profiles.\(name).\(key)' (expected url, anon_key)")
+                for key in profile.keys where !["url", "anon_key", "access"].contains(key) {
+                    throw ConfigurationError("\(locator.at(source, key: key, in: "profiles.\(name)")): unknown key 'profiles.\(name).\(key)' (expected url, anon_key, access)")
+                }
+                var access = AppAccessPolicy.open
+                if let value = profile["access"] {
+                    guard let text = value.string, let policy = AppAccessPolicy(rawValue: text) else {
+                        throw ConfigurationError("\(locator.at(source, key: "access", in: "profiles.\(name)")): profiles.\(name).access must be \"open\" or \"ask\"")
+                    }
+                    access = policy
                 }
                 guard let url = profile["url"]?.string else {
                     throw ConfigurationError("\(locator.at(source, key: nil, in: "profiles.\(name)")): 'profiles.\(name).url' is missing")
@@ -94,7 +105,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
                 }
                 // Each field's message points at its own line.
                 let at = { (field: String) in "\(locator.at(source, key: field, in: "profiles.\(name)")): profiles.\(name).\(field)" }
-                profiles.append(try ProfileConfiguration(name: name, url: url, anonKey: key, urlSource: at("url"), keySource: at("anon_key")))
+                var configured = try ProfileConfiguration(name: name, url: url, anonKey: key, urlSource: at("url"), keySource: at("anon_key"))
+                configured.access = access
+                profiles.append(configured)
             }
         }
         // Without default_profile: the profile named "default", else the first by name (TOML

@@ -7,7 +7,7 @@ import Foundation
 enum DaemonMethods {
     static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user"]
 
-    static func table(registry: ProfileRegistry) -> MethodTable {
+    static func table(registry: ProfileRegistry, apps: AppAccessGate) -> MethodTable {
         var table = MethodTable()
 
         table.register(Methods.Hello.self) { _, _ in
@@ -20,14 +20,16 @@ enum DaemonMethods {
             await (try registry.driver(parameters.profile)).status()
         }
 
-        table.register(Methods.Token.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.Token.self) { parameters, connection throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             let minimum = parameters.minValidity ?? 0
             guard minimum >= 0 else {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'min_validity' must not be negative")
             }
+            try await apps.admit(connection.client, profile: driver.profile)
             switch await driver.token(validFor: TimeInterval(minimum)) {
             case .success(let token):
+                await apps.noteTokenHandedOut(to: connection.client, profile: driver.profile)
                 let expiresAt = token.expiresAt.timeIntervalSince1970
                 return Methods.Token.Result(accessToken: token.accessToken, expiresAt: Int64(expiresAt.rounded(.down)),
                                             expiresIn: max(0, Int64((expiresAt - Date().timeIntervalSince1970).rounded(.down))))
@@ -71,6 +73,28 @@ enum DaemonMethods {
                     outbox.send(line)
                 }
             })
+        }
+
+        table.register(Methods.ListApps.self) { parameters, _ throws(RPCErrorObject) in
+            let profiles = registry.byName.keys.sorted()
+            let only = try parameters.profile.map { name throws(RPCErrorObject) in try registry.driver(name).profile }
+            var policies: [String: AppAccessPolicy] = [:]
+            for profile in profiles where only == nil || only == profile { policies[profile] = await apps.policy(of: profile) }
+            return Methods.ListApps.Result(apps: await apps.records(profile: only), policies: policies)
+        }
+
+        table.register(Methods.DecideApp.self) { parameters, connection throws(RPCErrorObject) in
+            let driver = try registry.driver(parameters.profile)
+            let decision: AppDecision
+            switch parameters.decision {
+            case "allow": decision = .allowed
+            case "deny": decision = .denied
+            default: throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'decision' must be allow or deny")
+            }
+            guard !parameters.app.isEmpty, parameters.app.count <= 4096 else {
+                throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'app' must be an executable path or an app id")
+            }
+            return try await apps.decide(app: parameters.app, profile: driver.profile, decision: decision, caller: connection.client)
         }
 
         registerAccountMethods(&table, registry: registry)

@@ -10,11 +10,13 @@ public struct RequestDispatcher: SocketRequestHandler {
     private let registry: ProfileRegistry
     private let logger: Logger
 
-    /// Creates a dispatcher serving the profiles in `registry`.
-    public init(registry: ProfileRegistry, logger: Logger) {
+    /// Creates a dispatcher serving the profiles in `registry`, with `apps` deciding which app
+    /// gets tokens (by default every app of the user, as ssh-agent does).
+    public init(registry: ProfileRegistry, apps: AppAccessGate? = nil, logger: Logger) {
         self.registry = registry
         self.logger = logger
-        self.table = DaemonMethods.table(registry: registry)
+        self.table = DaemonMethods.table(registry: registry,
+                                         apps: apps ?? AppAccessGate(policies: [:], file: nil, prompt: nil, deciders: [], logger: logger))
     }
 
     /// The method names bound (for tests).

@@ -131,6 +131,10 @@ public enum ErrorReason: String, Sendable, Codable, CaseIterable {
     /// The client left too many answers and events unread. Sent once, then the connection closes;
     /// a subscriber reconnects and subscribes again.
     case tooSlow = "too_slow"
+    /// The user denied this app the profile's tokens (`authctl apps deny`).
+    case appDenied = "app_denied"
+    /// The profile asks before an app gets tokens, and nobody decided in time.
+    case approvalTimeout = "approval_timeout"
 }
 
 /// Any inbound line after the envelope was checked: the method name and the raw line to decode params from.

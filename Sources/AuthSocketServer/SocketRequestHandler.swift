@@ -14,6 +14,8 @@ public struct ConnectionContext: Sendable {
     public let id: UInt64
     /// Who is on the other end (from the kernel, not from anything the client said).
     public let peer: PeerCredentials
+    /// The executable and sandbox app id behind `peer`, read when the connection was accepted.
+    public let client: ClientIdentity
     /// Where to write lines for this connection; writes keep their order.
     public let outbox: Outbox
     /// Whether the connection is busy or subscribed, for the idle timeout.

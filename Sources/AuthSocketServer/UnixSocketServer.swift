@@ -149,8 +149,10 @@ public final class UnixSocketServer: Service, Sendable {
             rawChannel.close(promise: nil)
             return
         }
-        let context = ConnectionContext(id: id, peer: peer, outbox: outbox, activity: activity)
-        logger.debug("connection opened", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
+        // Read at once: the pid names this process only while it lives.
+        let client = ClientIdentity.of(pid: peer.pid)
+        let context = ConnectionContext(id: id, peer: peer, client: client, outbox: outbox, activity: activity)
+        logger.debug("connection opened", metadata: ["client.pid": "\(peer.pid)", "client.app": "\(client)", "connection.id": "\(id)"])
         do {
             // On graceful shutdown every connection is closed too: a subscriber would otherwise
             // keep its task, and so the daemon, alive forever.

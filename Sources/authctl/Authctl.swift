@@ -16,7 +16,7 @@ struct Authctl: ParsableCommand {
         """,
         version: AuthdVersion.string,
         subcommands: [Status.self, Login.self, Signup.self, Verify.self, ResetPassword.self, UserCommand.self, Nonce.self, OpenURL.self,
-                      Token.self, Logout.self, Watch.self, Profile.self, Doctor.self])
+                      Token.self, Logout.self, Watch.self, Apps.self, Profile.self, Doctor.self])
 }
 
 /// Options every subcommand takes.

@@ -17,10 +17,37 @@ struct Status: ParsableCommand {
         try runReporting {
             let connection = try global.connect()
             let status = try connection.call(Methods.Status.self, ProfileParameters(profile: global.profile))
-            if json { try printJSON(status) } else { print(StatusText.render(status, now: Date())) }
+            // Which apps used the profile; a daemon older than apps.list simply shows none.
+            let apps = (try? connection.call(Methods.ListApps.self, ProfileParameters(profile: status.profile)))?.apps ?? []
+            if json { try printJSON(StatusWithApps(status: status, apps: apps)) } else {
+                print(StatusText.render(status, now: Date()))
+                for app in apps where app.requests > 0 || app.access != "open" {
+                    let used = app.lastUsed.map { "last token \(AppsText.ago(Date(timeIntervalSince1970: TimeInterval($0)), now: Date()))" } ?? "no token yet"
+                    print("App:      \(app.app): \(app.requests) token\(app.requests == 1 ? "" : "s"), \(used)\(app.access == "open" ? "" : " (\(app.access))")")
+                }
+            }
             if status.state == "keyring_unavailable" { throw ExitCode(ExitStatus.keyringUnavailable.rawValue) }
             if !status.isSignedIn { throw ExitCode(ExitStatus.notSignedIn.rawValue) }
         }
+    }
+}
+
+/// `status --json`: the session status with an `apps` member added.
+struct StatusWithApps: Encodable {
+    let status: SessionStatus
+    let apps: [AppRecord]
+
+    func encode(to encoder: Encoder) throws {
+        try status.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(apps, forKey: Key(stringValue: "apps"))
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 }
 

@@ -57,7 +57,14 @@ struct AuthdCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Close a connection that sends nothing for this many seconds, unless it is subscribed to events or waiting for an answer; 0 never closes (default: 60).")
     var idleTimeout: Int = 60
 
+    @Option(help: "Which apps get the tokens of the profile named by --profile: open (every app of the user, the default) or ask (apps the user allowed with 'authctl apps allow').")
+    var access: AppAccessPolicy?
+
+    @Option(name: .customLong("approval-timeout"), help: "Seconds a token request of an app not yet allowed waits for a decision under access = ask (default: 120).")
+    var approvalTimeout: Int = 120
+
     func run() async throws {
+        guard approvalTimeout > 0 else { throw ValidationError("--approval-timeout must be a positive number of seconds") }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be a positive number") }
         guard idleTimeout >= 0 else { throw ValidationError("--idle-timeout must be 0 (never) or a positive number of seconds") }
         if let refreshLead, refreshLead <= 0 { throw ValidationError("--refresh-lead must be a positive number of seconds") }
@@ -99,9 +106,13 @@ struct AuthdCommand: AsyncParsableCommand {
                           policy: policy, logger: logger)
         }
         let registry = ProfileRegistry(drivers: drivers, defaultProfile: configuration.defaultProfile)
+        let apps = AppAccessGate(policies: Dictionary(uniqueKeysWithValues: configuration.profiles.map { ($0.name, $0.access) }),
+                                 file: AppDecisionFile(path: AppDecisionFile.defaultPath(environment: environment)),
+                                 prompt: nil, approvalTimeout: .seconds(approvalTimeout),
+                                 deciders: Self.authctlBesideUs(), logger: logger)
         let (listening, listeningSink) = AsyncStream.makeStream(of: Void.self)
         let limits = ConnectionLimits(maxConnections: maxConnections, idleTimeout: idleTimeout == 0 ? nil : .seconds(idleTimeout))
-        let server = UnixSocketServer(path: socketPath, handler: RequestDispatcher(registry: registry, logger: logger), logger: logger,
+        let server = UnixSocketServer(path: socketPath, handler: RequestDispatcher(registry: registry, apps: apps, logger: logger), logger: logger,
                                       limits: limits, inheritedDescriptor: activated?.descriptor) {
             listeningSink.yield()
             listeningSink.finish()
@@ -155,6 +166,13 @@ struct AuthdCommand: AsyncParsableCommand {
         if let profile, configuration.profiles.contains(where: { $0.name == profile }) {
             configuration.defaultProfile = profile
         }
+        if let access {
+            let name = profile ?? configuration.defaultProfile
+            guard let index = configuration.profiles.firstIndex(where: { $0.name == name }) else {
+                throw ConfigurationError("--access applies to profile '\(name)', which is not configured")
+            }
+            configuration.profiles[index].access = access
+        }
         guard !configuration.profiles.isEmpty else {
             throw ConfigurationError("""
                 no profile configured. Create \(path) with
@@ -167,6 +185,12 @@ struct AuthdCommand: AsyncParsableCommand {
         return configuration
     }
 
+    /// The authctl installed beside this authd: the only program whose app decisions count.
+    private static func authctlBesideUs() -> Set<String> {
+        guard let us = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return [] }
+        return [((us as NSString).deletingLastPathComponent as NSString).appendingPathComponent("authctl")]
+    }
+
     /// Every client connection is a descriptor; systemd's default soft limit (1024) would cap the
     /// daemon near a thousand clients. NIO uses epoll, not select, so the hard limit is safe.
     private func raiseDescriptorLimit() {
@@ -176,3 +200,5 @@ struct AuthdCommand: AsyncParsableCommand {
         setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
     }
 }
+
+extension AppAccessPolicy: ExpressibleByArgument {}

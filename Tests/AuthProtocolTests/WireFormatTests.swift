@@ -184,6 +184,20 @@ struct FixtureMissing: Error { let name: String }
         try pin(result: UserResult(profile: "default", user: user), id: 27, "result-user")
     }
 
+    @Test func appMethodsBothWays() throws {
+        try pin(request: Methods.ListApps.name, ProfileParameters(profile: "work"), id: 30, "request-apps-list")
+        let waiting = AppRecord(app: "/usr/bin/python3.11", executable: "/usr/bin/python3.11", appID: nil, profile: "work",
+                                access: "pending", requests: 0, lastUsed: nil)
+        let maps = AppRecord(app: "org.gnome.Maps", executable: "/app/bin/gnome-maps", appID: "org.gnome.Maps", profile: "work",
+                             access: "allowed", requests: 12, lastUsed: 1_800_000_000)
+        try pin(result: Methods.ListApps.Result(apps: [waiting, maps], policies: ["work": .ask]), id: 30, "result-apps-list")
+        try pin(request: Methods.DecideApp.name, Methods.DecideApp.Parameters(profile: "work", app: "/usr/bin/python3.11", decision: "allow"),
+                id: 31, "request-apps-decide")
+        var allowed = waiting
+        allowed.access = "allowed"
+        try pin(result: allowed, id: 31, "result-apps-decide")
+    }
+
     @Test func unknownReasonsAndEventNamesAreAcceptedByClients() throws {
         let error = try JSONDecoder().decode(RPCErrorObject.self, from: Data(#"{"code":-32000,"message":"m","data":{"reason":"from_the_future"}}"#.utf8))
         #expect(error.reason == nil && error.data?.reason == "from_the_future")

@@ -41,6 +41,7 @@ final class Stack: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["AUTHD_SOCKET"] = socketPath
         environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
         return environment
     }
 

@@ -1,0 +1,206 @@
+import AuthCore
+import AuthProtocol
+import AuthSocketServer
+import Foundation
+import Logging
+
+/// Asks the user whether an app may have a profile's tokens (a desktop notification).
+public protocol ApprovalPrompt: Sendable {
+    /// Shows the question and returns the user's answer, or nil when there is none (dismissed,
+    /// no notification service). Cancellation withdraws the question.
+    func ask(app: String, executable: String, profile: String) async -> AppDecision?
+}
+
+/// Applies each profile's app policy to token requests: lets them through, refuses them, or
+/// holds them until the user decides (with `authctl apps allow|deny` or a notification).
+/// The rules are in `AppAccessBook`; this actor adds the waiting, the remembering and the prompt.
+public actor AppAccessGate {
+    private var book: AppAccessBook
+    private let policies: [String: AppAccessPolicy]
+    private let file: AppDecisionFile?
+    private let prompt: (any ApprovalPrompt)?
+    private let approvalTimeout: Duration
+    private let deciders: Set<String>
+    private let logger: Logger
+    private var waits: [UUID: Wait] = [:]
+
+    /// One token request waiting for a decision. Its continuation is registered a moment after
+    /// the wait begins (in a child task), so a decision or timeout may come first.
+    private enum Wait {
+        case starting(AppKey)
+        case waiting(AppKey, CheckedContinuation<AppDecision?, Never>)
+        case ended(AppDecision?)
+    }
+
+    /// Creates a gate. `deciders` are the executables allowed to decide (authctl beside authd);
+    /// decisions are remembered in `file` when given.
+    public init(policies: [String: AppAccessPolicy], file: AppDecisionFile?, prompt: (any ApprovalPrompt)?,
+                approvalTimeout: Duration = .seconds(120), deciders: Set<String>, logger: Logger) {
+        self.policies = policies
+        self.file = file
+        self.prompt = prompt
+        self.approvalTimeout = approvalTimeout
+        self.deciders = deciders
+        self.logger = logger
+        var remembered: [AppKey: AppDecision] = [:]
+        if let file {
+            do { remembered = try file.load() } catch {
+                logger.error("could not read the remembered app decisions; every app of a profile that asks will be asked again",
+                             metadata: ["file": "\(file.path)", "error": "\(error)"])
+            }
+        }
+        book = AppAccessBook(decisions: remembered)
+    }
+
+    /// The policy of `profile`.
+    public func policy(of profile: String) -> AppAccessPolicy { policies[profile] ?? .open }
+
+    /// Lets `client`'s token request for `profile` through, or throws why not. Under a profile
+    /// that asks, an app not yet decided waits here (up to the approval timeout).
+    public func admit(_ client: ClientIdentity, profile: String) async throws(RPCErrorObject) {
+        let key = AppKey(app: client.app, profile: profile)
+        book.noteRequest(key, executable: client.executable, appID: client.appID)
+        switch book.verdict(for: key, asks: policy(of: profile) == .ask) {
+        case .allow:
+            return
+        case .deny:
+            throw Self.denied(key)
+        case .ask:
+            let first = book.startWaiting(key)
+            logger.notice("an app waits for access to a profile", metadata: ["client.app": "\(key.app)", "session.profile": "\(profile)"])
+            // The first request waiting shows the question; the others wait for the same answer.
+            var asking: (@Sendable () async -> AppDecision?)?
+            if first, let prompt {
+                let executable = client.executable
+                asking = { await prompt.ask(app: key.app, executable: executable, profile: profile) }
+            }
+            let decision: AppDecision? = await waitForDecision(key, asking: asking)
+            book.stopWaiting(key)
+            switch decision {
+            case .allowed?: return
+            case .denied?: throw Self.denied(key)
+            case nil:
+                throw .application(.approvalTimeout, "profile '\(profile)' asks before an app gets tokens, and nobody allowed \(key.app) within \(approvalTimeout.components.seconds) s: run 'authctl apps allow \(key.app)\(profile == "default" ? "" : " --profile \(profile)")'")
+            }
+        }
+    }
+
+    /// Notes that `client` got a token of `profile` (for `apps.list` and status).
+    public func noteTokenHandedOut(to client: ClientIdentity, profile: String, at now: Date = Date()) {
+        book.noteTokenHandedOut(AppKey(app: client.app, profile: profile), at: now)
+    }
+
+    /// Records a decision made by `caller` (it must be one of the deciders), remembers it and
+    /// answers the requests waiting for it.
+    public func decide(app: String, profile: String, decision: AppDecision, caller: ClientIdentity) throws(RPCErrorObject) -> AppRecord {
+        guard deciders.contains(caller.executable), caller.appID == nil else {
+            logger.warning("refused an app decision from a process that is not authctl", metadata: ["client.app": "\(caller)"])
+            throw .application(.accessDenied, "only authctl can allow or deny apps: run 'authctl apps \(decision == .allowed ? "allow" : "deny") \(app)'")
+        }
+        let key = AppKey(app: app, profile: profile)
+        decide(key, decision)
+        return record(for: key) ?? AppRecord(app: app, executable: app, appID: nil, profile: profile, access: decision.rawValue, requests: 0, lastUsed: nil)
+    }
+
+    /// Every app seen or decided, for `profile` or for all.
+    public func records(profile: String?) -> [AppRecord] {
+        book.entries { self.policy(of: $0) == .ask }
+            .filter { profile == nil || $0.key.profile == profile }
+            .map { Self.record($0.key, $0.usage, $0.access) }
+    }
+
+    private func record(for key: AppKey) -> AppRecord? {
+        records(profile: key.profile).first { $0.app == key.app }
+    }
+
+    private static func record(_ key: AppKey, _ usage: AppAccessBook.Usage?, _ access: String) -> AppRecord {
+        AppRecord(app: key.app, executable: usage?.executable ?? key.app, appID: usage?.appID, profile: key.profile, access: access,
+                  requests: usage?.requests ?? 0, lastUsed: usage?.lastUsed.map { Int64($0.timeIntervalSince1970.rounded(.down)) })
+    }
+
+    private func decide(_ key: AppKey, _ decision: AppDecision) {
+        if book.decide(key, decision) {
+            logger.notice("app decision", metadata: ["client.app": "\(key.app)", "session.profile": "\(key.profile)", "decision": "\(decision.rawValue)"])
+            if let file {
+                do { try file.save(book.decisions) } catch {
+                    logger.error("could not remember an app decision; it holds until authd stops", metadata: ["file": "\(file.path)", "error": "\(error)"])
+                }
+            }
+        }
+        for (id, wait) in waits {
+            switch wait {
+            case .starting(let waitingFor) where waitingFor == key:
+                waits[id] = .ended(decision)
+            case .waiting(let waitingFor, let continuation) where waitingFor == key:
+                waits[id] = .ended(decision)
+                continuation.resume(returning: decision)
+            default:
+                break
+            }
+        }
+    }
+
+    /// What ends a child of a wait.
+    private enum WaitEnd: Sendable {
+        case decided(AppDecision?)
+        case promptClosed
+    }
+
+    /// Waits for a decision on `key`, or nil after the approval timeout; `asking` shows the
+    /// question meanwhile, and its answer counts like one from authctl.
+    private func waitForDecision(_ key: AppKey, asking: (@Sendable () async -> AppDecision?)?) async -> AppDecision? {
+        let id = UUID()
+        waits[id] = .starting(key)
+        defer { waits[id] = nil }
+        let timeout = approvalTimeout
+        return await withTaskGroup(of: WaitEnd.self) { group in
+            group.addTask { .decided(await self.register(id)) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                await self.end(id)
+                return .decided(nil)
+            }
+            if let asking {
+                group.addTask {
+                    if let answer = await asking(), !Task.isCancelled { await self.decide(key, answer) }
+                    return .promptClosed
+                }
+            }
+            var result: AppDecision?
+            while let ended = await group.next() {
+                if case .decided(let decision) = ended {
+                    result = decision
+                    break
+                }
+            }
+            group.cancelAll()
+            end(id)
+            return result
+        }
+    }
+
+    private func register(_ id: UUID) async -> AppDecision? {
+        await withCheckedContinuation { continuation in
+            switch waits[id] {
+            case .starting(let key)?: waits[id] = .waiting(key, continuation)
+            case .ended(let decision)?: continuation.resume(returning: decision)
+            case .waiting?, nil: continuation.resume(returning: nil)
+            }
+        }
+    }
+
+    /// Ends wait `id` without a decision, unless it has ended already.
+    private func end(_ id: UUID) {
+        switch waits[id] {
+        case .starting?: waits[id] = .ended(nil)
+        case .waiting(_, let continuation)?:
+            waits[id] = .ended(nil)
+            continuation.resume(returning: nil)
+        case .ended?, nil: break
+        }
+    }
+
+    private static func denied(_ key: AppKey) -> RPCErrorObject {
+        .application(.appDenied, "\(key.app) was denied access to profile '\(key.profile)'; to change that, run 'authctl apps allow \(key.app)\(key.profile == "default" ? "" : " --profile \(key.profile)")'")
+    }
+}

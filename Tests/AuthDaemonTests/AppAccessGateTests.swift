@@ -1,0 +1,89 @@
+import AuthCore
+import AuthDaemon
+import AuthProtocol
+import AuthSocketServer
+import Foundation
+import Logging
+import Testing
+
+/// The gate in front of token requests: waiting, deciding, remembering, refusing.
+@Suite struct AppAccessGateTests {
+    private let app = ClientIdentity(executable: "/usr/bin/some-app", appID: nil)
+    private let authctl = ClientIdentity(executable: "/opt/authd/bin/authctl", appID: nil)
+
+    private func gate(_ policy: AppAccessPolicy, file: AppDecisionFile? = nil, timeout: Duration = .seconds(30)) -> AppAccessGate {
+        AppAccessGate(policies: ["default": policy], file: file, prompt: nil, approvalTimeout: timeout,
+                      deciders: [authctl.executable], logger: Logger(label: "gate-test"))
+    }
+
+    private func temporaryFile() -> AppDecisionFile {
+        AppDecisionFile(path: FileManager.default.temporaryDirectory.appendingPathComponent("authd-apps-\(UUID().uuidString)/apps.json").path)
+    }
+
+    @Test func anOpenProfileAdmitsEveryAppAndCountsTheTokens() async throws {
+        let gate = gate(.open)
+        try await gate.admit(app, profile: "default")
+        await gate.noteTokenHandedOut(to: app, profile: "default", at: Date(timeIntervalSince1970: 1_800_000_000))
+        let records = await gate.records(profile: nil)
+        #expect(records == [AppRecord(app: app.app, executable: app.executable, appID: nil, profile: "default", access: "open",
+                                      requests: 1, lastUsed: 1_800_000_000)])
+    }
+
+    @Test func underAskARequestWaitsUntilAuthctlAllowsTheAppAndTheDecisionIsRemembered() async throws {
+        let file = temporaryFile()
+        let gate = gate(.ask, file: file)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await gate.admit(app, profile: "default") }
+            // Wait until the request is listed as pending, then decide.
+            while await gate.records(profile: "default").first?.access != "pending" { try await Task.sleep(for: .milliseconds(5)) }
+            // Another program of the user cannot approve itself.
+            await #expect(throws: RPCErrorObject.self) {
+                try await gate.decide(app: app.app, profile: "default", decision: .allowed, caller: app)
+            }
+            let record = try await gate.decide(app: app.app, profile: "default", decision: .allowed, caller: authctl)
+            #expect(record.access == "allowed")
+            try await group.waitForAll()
+        }
+        // A new daemon reads the decision back: no waiting this time.
+        let restarted = self.gate(.ask, file: file, timeout: .milliseconds(1))
+        try await restarted.admit(app, profile: "default")
+        let saved = try String(contentsOfFile: file.path, encoding: .utf8)
+        #expect(saved.contains("/usr/bin/some-app") && saved.contains("allowed"))
+        let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+    }
+
+    @Test func aDeniedAppGetsAClearErrorEvenUnderAnOpenProfile() async throws {
+        let gate = gate(.open)
+        _ = try await gate.decide(app: app.app, profile: "default", decision: .denied, caller: authctl)
+        do {
+            try await gate.admit(app, profile: "default")
+            Issue.record("a denied app was admitted")
+        } catch {
+            #expect(error.reason == .appDenied)
+            #expect(error.message.contains("authctl apps allow /usr/bin/some-app"))
+        }
+    }
+
+    @Test func nobodyDecidingEndsTheWaitWithWhatToRun() async throws {
+        let gate = gate(.ask, timeout: .milliseconds(100))
+        do {
+            try await gate.admit(app, profile: "default")
+            Issue.record("an undecided app was admitted")
+        } catch {
+            #expect(error.reason == .approvalTimeout)
+            #expect(error.message.contains("authctl apps allow /usr/bin/some-app"))
+        }
+        #expect(await gate.records(profile: "default").first?.access == "pending")
+    }
+
+    @Test func oneDecisionAnswersEveryWaitingRequestOfThatApp() async throws {
+        let gate = gate(.ask)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<5 { group.addTask { try await gate.admit(app, profile: "default") } }
+            try await Task.sleep(for: .milliseconds(50))
+            _ = try await gate.decide(app: app.app, profile: "default", decision: .allowed, caller: authctl)
+            try await group.waitForAll()
+        }
+    }
+}
