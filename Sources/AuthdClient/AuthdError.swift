@@ -8,7 +8,7 @@ public enum AuthdError: Error, Sendable, Equatable {
     /// The token has expired and the server cannot be reached, keeps failing or rate-limits
     /// authd. Transient: the session is kept and authd keeps retrying.
     case offline(String)
-    /// authd refused this client (it runs as another user).
+    /// authd refused this client: it runs as another user, or the user denied this app the profile.
     case accessDenied(String)
     /// authd is not running, or the connection to it broke and could not be made again.
     case daemonUnavailable(String)
@@ -33,7 +33,7 @@ public enum AuthdError: Error, Sendable, Equatable {
             switch error.reason {
             case .notSignedIn: self = .notSignedIn(error.message)
             case .offline, .serverError, .rateLimited: self = .offline(error.message)
-            case .accessDenied: self = .accessDenied(error.message)
+            case .accessDenied, .appDenied: self = .accessDenied(error.message)
             case .keyringUnavailable: self = .keyringUnavailable(error.message)
             case .unknownProfile: self = .unknownProfile(error.message)
             case .busy, .idleTimeout, .tooSlow: self = .daemonUnavailable(error.message)

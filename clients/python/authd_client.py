@@ -54,7 +54,7 @@ class Offline(AuthdError):
 
 
 class AccessDenied(AuthdError):
-    """authd refused this process (it runs as another user)."""
+    """authd refused this process: it runs as another user, or the user denied this app the profile."""
 
 
 class DaemonUnavailable(AuthdError):
@@ -91,7 +91,7 @@ class ProtocolVersionWarning(UserWarning):
 _BY_REASON = {
     "not_signed_in": NotSignedIn, "offline": Offline, "server_error": Offline, "rate_limited": Offline,
     "access_denied": AccessDenied, "keyring_unavailable": KeyringUnavailable, "unknown_profile": UnknownProfile,
-    "busy": DaemonUnavailable,
+    "busy": DaemonUnavailable, "app_denied": AccessDenied,
 }
 #: Reasons of the last line authd sends on a connection it closes; the call is sent again on a new one.
 _CONNECTION_CLOSED = ("idle_timeout", "too_slow")
