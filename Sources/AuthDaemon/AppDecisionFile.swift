@@ -11,8 +11,12 @@ public struct AppDecisionFile: Sendable {
     /// Creates a store at `path`.
     public init(path: String) { self.path = path }
 
-    /// `$XDG_STATE_HOME/authd/apps.json` (or `~/.local/state/authd/apps.json`).
+    /// `$XDG_STATE_HOME/authd/apps.json` (or `~/.local/state/authd/apps.json`); under systemd,
+    /// the unit's `StateDirectory=`, which is the same folder made writable in a read-only home.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let directory = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !directory.isEmpty {
+            return directory + "/apps.json"
+        }
         let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
         return base + "/authd/apps.json"
