@@ -55,7 +55,8 @@ public final class UnixSocketServer: Service, Sendable {
         // Children start with reads off and are wrapped in an NIOAsyncChannel only inside their own
         // connection task. A child NIO accepted while the listener was closing may never reach a
         // task; as a bare channel it is just dropped, where a wrapped one would trap on its
-        // unfinished writer. Bytes a client sends meanwhile wait in the kernel.
+        // unfinished writer. Bytes a client sends meanwhile wait in the kernel, or, when it has
+        // already shut its side down (NIO then reads to the end of file), in an InboundHold.
         let maxConnections = limits.maxConnections
         let accept: @Sendable (Channel) -> EventLoopFuture<AcceptedConnection> = { [slots] channel in
             do {
@@ -109,8 +110,8 @@ public final class UnixSocketServer: Service, Sendable {
     private func serve(_ accepted: AcceptedConnection, id: UInt64) async {
         let peer = accepted.peer
         if let refusal = accepted.refusal {
-            // One line so the client can say why, then the close. Reads were never turned on:
-            // nothing the peer sent is read.
+            // One line so the client can say why, then the close. Reads were never turned on, and
+            // what an InboundHold may have kept is dropped: nothing the peer sent is handled.
             try? await accepted.channel.writeAndFlush(ByteBuffer(bytes: refusal))
             try? await accepted.channel.close()
             return
