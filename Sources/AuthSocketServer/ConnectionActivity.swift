@@ -19,7 +19,7 @@ public final class ConnectionActivity: Sendable {
     /// Something arrived at `now`.
     func touch(now: UInt64) { lastActive.store(now, ordering: .relaxed) }
 
-    /// A request started being handled.
+    /// A request line arrived; it is in flight until `requestFinished`.
     func requestStarted() { requestsInFlight.add(1, ordering: .relaxed) }
 
     /// A request's answer was queued at `now`.

@@ -25,7 +25,9 @@ enum ConnectionNotice {
 
     /// The connection was quiet for too long.
     static func idle(timeout: Duration) -> Data {
-        RPCCodec.encodeError(.application(.idleTimeout, "no request for \(timeout.components.seconds) s; closing the connection (subscribed connections stay open)"), id: nil)
+        let seconds = timeout.components.seconds
+        let length = seconds > 0 ? "\(seconds) s" : "\(timeout.components.attoseconds / 1_000_000_000_000_000) ms"
+        return RPCCodec.encodeError(.application(.idleTimeout, "no request for \(length); closing the connection (subscribed connections stay open)"), id: nil)
     }
 
     /// The client did not read its answers and events fast enough.

@@ -2,11 +2,14 @@ import NIOCore
 
 /// Closes a connection that has been quiet for the idle timeout, after writing the idle notice.
 ///
-/// Sits first in the pipeline so it sees every read. It checks on a timer set for the moment the
-/// connection could first be idle; a busy or subscribed connection is checked again a timeout later.
+/// Sits right after the line decoder: a complete request line counts as in flight from the
+/// moment it is decoded (it may wait a while for the connection's task under load), and a client
+/// that trickles bytes without ever finishing a line does not count as active. It checks on a
+/// timer set for the moment the connection could first be idle; a busy or subscribed connection
+/// is checked again a timeout later.
 final class IdleConnectionCloser: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
+    typealias InboundIn = InboundFrame
+    typealias InboundOut = InboundFrame
 
     private let timeout: TimeAmount
     private let activity: ConnectionActivity
@@ -39,7 +42,8 @@ final class IdleConnectionCloser: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        activity.touch(now: NIODeadline.now().uptimeNanoseconds)
+        // Finished (and so counted down) by the connection's task once it has been answered.
+        if case .line = unwrapInboundIn(data) { activity.requestStarted() }
         context.fireChannelRead(data)
     }
 

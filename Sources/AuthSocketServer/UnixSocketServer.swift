@@ -131,6 +131,7 @@ public final class UnixSocketServer: Service, Sendable {
         do {
             channel = try await rawChannel.eventLoop.submit {
                 let pipeline = rawChannel.pipeline.syncOperations
+                try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineLength)))
                 if let idleTimeout = limits.idleTimeout {
                     try pipeline.addHandler(IdleConnectionCloser(
                         timeout: TimeAmount(idleTimeout), activity: activity, outbox: outbox,
@@ -138,7 +139,6 @@ public final class UnixSocketServer: Service, Sendable {
                             logger.debug("closing an idle connection", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
                         })
                 }
-                try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineLength)))
                 let wrapped = try NIOAsyncChannel<InboundFrame, ByteBuffer>(wrappingChannelSynchronously: rawChannel)
                 // Whatever arrived before the pipeline was complete goes through it now.
                 _ = pipeline.removeHandler(name: Self.holdName)
@@ -186,7 +186,6 @@ public final class UnixSocketServer: Service, Sendable {
                                     switch frame {
                                     case .line(let buffer):
                                         let data = Data(buffer.readableBytesView)
-                                        activity.requestStarted()
                                         requests.addTask {
                                             await self.handler.handle(line: data, connection: context)
                                             activity.requestFinished(now: NIODeadline.now().uptimeNanoseconds)
