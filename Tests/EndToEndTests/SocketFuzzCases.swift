@@ -61,7 +61,9 @@ struct SocketFuzzCases {
                          #"{"jsonrpc":"2.0","id":null,"method":"hello"}"#, "null", "[]", "\"\"", "{}", "1", ""]
             return Data((wrong.randomElement(using: &random)! + "\n").utf8)
         case 8:
-            let size = Bool.random(using: &random) ? 1 << 20 : Int.random(in: 60_000...70_000, using: &random)
+            // Mostly just past the 64 KiB limit; 1 MiB now and then (it is the bulk of the bytes,
+            // and the suite shares the machine with every other test).
+            let size = Int.random(in: 0..<16, using: &random) == 0 ? 1 << 20 : Int.random(in: 60_000...70_000, using: &random)
             return Data(repeating: UInt8(ascii: "a") + UInt8.random(in: 0..<26, using: &random), count: size) + newline
         case 9:
             let pieces = ["\r\n", "\n\n\n", "\0", " ", "\t", "\u{FEFF}", "\u{2028}"]
