@@ -25,9 +25,15 @@ struct KeyringRestartTests {
                 printf 'authd-private-keyring' | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
                 for _ in $(seq 1 300); do [ "$(status_keyring)" = ok ] && break; sleep 0.1; done
                 echo "after-restart=$(status_keyring)"
-                token=$("$authctl" token)
-                stored=$(secret-tool lookup xdg:schema dev.authd.Session profile restart)
-                python3 -c 'import json,sys; s=json.loads(sys.argv[1])["session"]; print("stored-matches=%s" % (s["accessToken"] == sys.argv[2]))' "$stored" "$token"
+                # The session rotates every ~3 s: a refresh may land between reading the token and
+                # reading the keyring, so compare a few times; a session never stored never matches.
+                for _ in 1 2 3 4 5; do
+                    token=$("$authctl" token)
+                    stored=$(secret-tool lookup xdg:schema dev.authd.Session profile restart)
+                    matches=$(python3 -c 'import json,sys; s=json.loads(sys.argv[1])["session"]; print(s["accessToken"] == sys.argv[2])' "$stored" "$token")
+                    [ "$matches" = True ] && break
+                done
+                echo "stored-matches=$matches"
                 refresh=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["session"]["refreshToken"])' "$stored")
                 hits=$(grep -rlF -e "$token" -e "$refresh" "$XDG_DATA_HOME" "$XDG_RUNTIME_DIR" "$work" "${XDG_CONFIG_HOME:-/nonexistent}" 2>/dev/null | wc -l)
                 echo "plaintext-files=$hits"

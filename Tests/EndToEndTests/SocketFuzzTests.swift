@@ -12,7 +12,7 @@ import Testing
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct SocketFuzzTests {
     @Test func garbageOnTheSocketNeverCrashesTheDaemonOrDisturbsAnotherClient() async throws {
-        let cases = Int(ProcessInfo.processInfo.environment["AUTHD_SOCKET_FUZZ_CASES"] ?? "") ?? 2000
+        let cases = Int(ProcessInfo.processInfo.environment["AUTHD_SOCKET_FUZZ_CASES"] ?? "") ?? 1500
         let seed = UInt64(ProcessInfo.processInfo.environment["AUTHD_SOCKET_FUZZ_SEED"] ?? "") ?? UInt64(Date().timeIntervalSince1970)
         try await Stack.running("fuzz", lifetime: 3600) { stack in
             let daemon = try stack.startSignedIn(email: "fuzz@example.com", password: "fuzz-password")
