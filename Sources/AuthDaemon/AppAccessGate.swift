@@ -80,7 +80,7 @@ public actor AppAccessGate {
             case .allowed?: return
             case .denied?: throw Self.denied(key)
             case nil:
-                throw .application(.approvalTimeout, "profile '\(profile)' asks before an app gets tokens, and nobody allowed \(key.app) within \(approvalTimeout.components.seconds) s: run 'authctl apps allow \(key.app)\(profile == "default" ? "" : " --profile \(profile)")'")
+                throw .application(.approvalTimeout, "profile '\(profile)' asks before an app gets tokens, and nobody allowed \(key.app) within \(approvalTimeout.components.seconds) s: run '\(Self.allowCommand(key))'")
             }
         }
     }
@@ -201,6 +201,12 @@ public actor AppAccessGate {
     }
 
     private static func denied(_ key: AppKey) -> RPCErrorObject {
-        .application(.appDenied, "\(key.app) was denied access to profile '\(key.profile)'; to change that, run 'authctl apps allow \(key.app)\(key.profile == "default" ? "" : " --profile \(key.profile)")'")
+        .application(.appDenied, "\(key.app) was denied access to profile '\(key.profile)'; to change that, run '\(allowCommand(key))'")
+    }
+
+    /// The command that allows `key`. It always names the profile: a profile called "default"
+    /// need not be the daemon's default one, which is what leaving the option out would mean.
+    private static func allowCommand(_ key: AppKey) -> String {
+        "authctl apps allow \(key.app) --profile \(key.profile)"
     }
 }

@@ -16,7 +16,7 @@ public final class ConnectionActivity: Sendable {
     /// The connection subscribed to events: it is never idle from now on.
     public func markSubscribed() { subscribed.store(true, ordering: .relaxed) }
 
-    /// Something arrived at `now`.
+    /// The connection did something at `now` (an answer was queued).
     func touch(now: UInt64) { lastActive.store(now, ordering: .relaxed) }
 
     /// A request line arrived; it is in flight until `requestFinished`.
