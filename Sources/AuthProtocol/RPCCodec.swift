@@ -49,7 +49,7 @@ public enum RPCCodec {
         }
         if envelope.hasID, envelope.id == nil {
             // "id": null or a value of the wrong type. Treated as a request we cannot answer by id.
-            return .failure(RPCRejection(id: nil, error: RPCErrorObject(code: RPCErrorObject.invalidRequestCode, message: "invalid request: \"id\" must be a number or a string")))
+            return .failure(RPCRejection(id: nil, error: RPCErrorObject(code: RPCErrorObject.invalidRequestCode, message: "invalid request: \"id\" must be a string or a whole number that fits in 64 bits")))
         }
         return .success(RPCRequestEnvelope(id: envelope.id, method: method, raw: line))
     }
