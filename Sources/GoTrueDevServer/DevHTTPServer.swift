@@ -1,34 +1,46 @@
 import Foundation
 import NIOCore
+import Synchronization
 import NIOHTTP1
 import NIOPosix
 
 /// Serves `DevAuthAPI` over HTTP/1.1 with SwiftNIO.
 public final class DevHTTPServer: Sendable {
-    private let api: DevAuthAPI
     private let channel: Channel
 
     /// The port actually bound (useful with port 0).
     public var port: Int { channel.localAddress?.port ?? 0 }
 
-    private init(api: DevAuthAPI, channel: Channel) {
-        self.api = api
+    private init(channel: Channel) {
         self.channel = channel
     }
 
     /// Binds `host:port` (port 0 picks a free one) and starts serving.
     public static func start(api: DevAuthAPI, host: String = "127.0.0.1", port: Int) async throws -> DevHTTPServer {
+        try await start(host: host, port: port) { _ in api }
+    }
+
+    /// Binds `host:port` and serves the API `makeAPI` builds for the port actually bound (its
+    /// issuer URL names the port). Binding once matters: binding to learn a free port, closing,
+    /// and binding it again let another process take the port in between.
+    public static func start(host: String = "127.0.0.1", port: Int,
+                             api makeAPI: @Sendable (_ boundPort: Int) -> DevAuthAPI) async throws -> DevHTTPServer {
+        let slot = APISlot()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                // Nobody has been told the port before the API exists; a stray early connection is closed.
+                guard let api = slot.api.withLock({ $0 }) else { return channel.close() }
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(DevHTTPHandler(api: api))
                 }
             }
             .bind(host: host, port: port).get()
-        return DevHTTPServer(api: api, channel: channel)
+        let api = makeAPI(channel.localAddress?.port ?? port)
+        slot.api.withLock { $0 = api }
+        return DevHTTPServer(channel: channel)
     }
 
     /// Waits until the server is closed.
@@ -119,4 +131,9 @@ final class DevHTTPHandler: ChannelInboundHandler {
             done.whenComplete { _ in loopBound.value.close(promise: nil) }
         }
     }
+}
+
+/// The API a server serves, set once the bound port is known.
+private final class APISlot: Sendable {
+    let api = Mutex<DevAuthAPI?>(nil)
 }

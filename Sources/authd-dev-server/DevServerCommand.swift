@@ -65,12 +65,13 @@ struct DevServerCommand: AsyncParsableCommand {
         if !idTokenClientIDs.isEmpty { options.idTokenClientIDs = idTokenClientIDs }
         options.outboxFile = outbox
         options.secretsFile = recordSecrets
-        // Bind first to learn the port, then fix the issuer URL to it.
-        let probe = try await DevHTTPServer.start(api: DevAuthAPI(options: options), host: host, port: port)
-        let boundPort = probe.port
-        await probe.stop()
-        options.externalURL = "http://\(hostForURL):\(boundPort)"
-        let server = try await DevHTTPServer.start(api: DevAuthAPI(options: options), host: host, port: boundPort)
+        // The issuer URL names the port actually bound (port 0 picks one).
+        let configured = options
+        let server = try await DevHTTPServer.start(host: host, port: port) { boundPort in
+            var options = configured
+            options.externalURL = "http://\(hostForURL):\(boundPort)"
+            return DevAuthAPI(options: options)
+        }
         FileHandle.standardOutput.write(Data("authd-dev-server listening on http://\(hostForURL):\(server.port)\n".utf8))
         try await server.waitUntilClosed()
     }
