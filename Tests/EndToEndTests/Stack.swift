@@ -1,3 +1,4 @@
+import AuthIPC
 import Foundation
 
 /// A development server plus an authd on a private socket, and an authctl runner, for one test.
@@ -69,13 +70,32 @@ final class Stack: @unchecked Sendable {
                                                           "--log-level", "trace"] + extra,
                                  environment: environment, in: directory, name: "authd-\(daemons.count)")
         daemons.append(daemon)
-        let deadline = Date().addingTimeInterval(15)
+        // Asked in-process rather than with `authctl status`: starting a process can itself take
+        // many seconds on a loaded CI machine, and that is not what this wait is about.
+        let deadline = Date().addingTimeInterval(30)
+        var lastAnswer = "no attempt"
         while Date() < deadline {
-            if let result = try? authctl(["status", "--json"]), result.status != 3 { return daemon }
+            lastAnswer = answersHello()
+            if lastAnswer.isEmpty { return daemon }
             if !daemon.process.isRunning { throw StackError("authd exited: \(daemon.stderr)") }
             usleep(50_000)
         }
-        throw StackError("authd did not start listening: \(daemon.stderr)")
+        throw StackError("authd did not answer hello within 30 s (last try: \(lastAnswer)): \(daemon.stderr)")
+    }
+
+    /// "" when the daemon on this stack's socket answers `hello`, else why not.
+    private func answersHello() -> String {
+        do {
+            let connection = try LineConnection.connect(path: socketPath)
+            defer { connection.close() }
+            connection.setReadTimeout(5)
+            try connection.write(Data(#"{"jsonrpc":"2.0","id":1,"method":"hello","params":{}}"#.utf8 + [0x0A]))
+            guard let line = try connection.readLine() else { return "closed without an answer" }
+            let answer = String(decoding: line, as: UTF8.self)
+            return answer.contains(#""result""#) ? "" : "answered \(answer)"
+        } catch {
+            return "\(error)"
+        }
     }
 
     /// Signs a user up at the development server, starts the daemon and signs in with authctl.
