@@ -71,6 +71,9 @@ struct KeyringRestartTests {
                 echo "at-start=$(field state)"
                 "$authctl" watch --json >"$work/late-watch.out" 2>&1 &
                 watcher=$!
+                # The watcher must be subscribed before the keyring comes back, or it only sees the
+                # state after: starting authctl can take seconds on a loaded machine.
+                for _ in $(seq 1 300); do grep -q INITIAL_SESSION "$work/late-watch.out" && break; sleep 0.1; done
                 printf 'authd-private-keyring' | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
                 # Only status is asked (it never triggers a read): the daemon must look again by itself.
                 for _ in $(seq 1 400); do [ "$(field state)" = signed_in ] && break; sleep 0.1; done
