@@ -89,7 +89,7 @@ let package = Package(
         // Examples/: a desktop-style app built on the client library (tested end to end).
         .executableTarget(name: "authd-example-profile", dependencies: ["AuthdClient"], path: "Examples/swift-profile"),
         // Fakes shipped beside the real things.
-        .target(name: "AuthTestSupport", dependencies: ["AuthCore"], path: "Tests/AuthTestSupport"),
+        .target(name: "AuthTestSupport", dependencies: ["AuthCore", "CSystemd"], path: "Tests/AuthTestSupport"),
         // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with
         // -sanitize=fuzzer -DFUZZING); in an ordinary build it replays corpus files.
         .executableTarget(name: "authd-fuzz", dependencies: [
@@ -112,7 +112,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "SystemIntegrationTests", dependencies: [
-            "SystemIntegration", .product(name: "Logging", package: "swift-log"),
+            "SystemIntegration", "AuthTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC", "AuthdClient", "AuthTestSupport", "CSystemd"],
                     exclude: ["Helpers"]),

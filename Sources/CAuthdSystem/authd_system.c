@@ -1,4 +1,5 @@
 #include "authd_system.h"
+#include "bus_timeout.h"
 
 #include <errno.h>
 #include <linux/netlink.h>
@@ -30,8 +31,7 @@ static int on_prepare_for_sleep(sd_bus_message *message, void *userdata, sd_bus_
     return 0;
 }
 
-/* Milliseconds until sd-bus wants to be called again, for poll(); -1 for never. */
-static int bus_timeout_ms(sd_bus *bus) {
+int authd_bus_timeout_ms(sd_bus *bus) {
     uint64_t until = 0;
     if (sd_bus_get_timeout(bus, &until) < 0 || until == UINT64_MAX) return -1;
     struct timespec now;
@@ -57,7 +57,7 @@ int authd_watch_resume(int stop_fd, authd_event_callback callback, void *context
             { .fd = stop_fd, .events = POLLIN },
             { .fd = sd_bus_get_fd(bus), .events = (short)sd_bus_get_events(bus) },
         };
-        if (poll(fds, 2, bus_timeout_ms(bus)) < 0 && errno != EINTR) { r = -errno; break; }
+        if (poll(fds, 2, authd_bus_timeout_ms(bus)) < 0 && errno != EINTR) { r = -errno; break; }
         if (fds[0].revents) { r = 0; break; }
     }
     sd_bus_flush_close_unref(bus);

@@ -3,11 +3,12 @@ import Foundation
 import Glibc
 #endif
 
-/// Runs a blocking C watcher on a thread of its own and stops it when the calling task is
-/// cancelled, through a pipe the watcher polls beside its own descriptor.
+/// Runs blocking C code on a thread of its own and stops it when the calling task is cancelled,
+/// through a pipe the C code polls beside its own descriptor.
 ///
 /// A dedicated thread, not Dispatch: on Linux the global queues share threads with Swift's
-/// cooperative pool, and these watchers block in `poll` for as long as the daemon runs.
+/// cooperative pool, and these calls block in `poll` for as long as they wait (the watchers for
+/// as long as the daemon runs).
 enum BlockingWatch {
     /// The signature of the C watchers: `(stop_fd, callback, context) -> 0 or -errno`.
     typealias Watcher = @convention(c) (Int32, (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, UnsafeMutableRawPointer?) -> Int32
@@ -15,6 +16,21 @@ enum BlockingWatch {
     /// Runs `watcher` until cancellation, calling `onEvent` for each event. Returns the watcher's
     /// result: 0 after a stop, -errno when it could not watch at all.
     static func run(name: String, _ watcher: Watcher, onEvent: @escaping @Sendable () -> Void) async -> Int32 {
+        let box = CallbackBox(onEvent)
+        return await run(name: name) { stop in
+            // The closure keeps `box` alive for as long as the watcher runs.
+            let context = Unmanaged.passUnretained(box).toOpaque()
+            return watcher(stop, { context in
+                guard let context else { return }
+                Unmanaged<CallbackBox>.fromOpaque(context).takeUnretainedValue().call()
+            }, context)
+        }
+    }
+
+    /// Runs `body(stopFD)` on a thread named `name` and returns what it returns. Cancelling the
+    /// calling task makes `stopFD` readable; `body` is expected to return soon after. Returns
+    /// -errno without running `body` when no pipe can be made.
+    static func run(name: String, _ body: @escaping @Sendable (Int32) -> Int32) async -> Int32 {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { return -errno }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -23,18 +39,9 @@ enum BlockingWatch {
             close(stop)
             close(stopWriter)
         }
-        let box = CallbackBox(onEvent)
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-                let thread = Thread {
-                    // The thread's closure keeps `box` alive for as long as the watcher runs.
-                    let context = Unmanaged.passUnretained(box).toOpaque()
-                    let result = watcher(stop, { context in
-                        guard let context else { return }
-                        Unmanaged<CallbackBox>.fromOpaque(context).takeUnretainedValue().call()
-                    }, context)
-                    continuation.resume(returning: result)
-                }
+                let thread = Thread { continuation.resume(returning: body(stop)) }
                 thread.name = name
                 thread.start()
             }

@@ -108,7 +108,7 @@ struct AuthdCommand: AsyncParsableCommand {
         let registry = ProfileRegistry(drivers: drivers, defaultProfile: configuration.defaultProfile)
         let apps = AppAccessGate(policies: Dictionary(uniqueKeysWithValues: configuration.profiles.map { ($0.name, $0.access) }),
                                  file: AppDecisionFile(path: AppDecisionFile.defaultPath(environment: environment)),
-                                 prompt: nil, approvalTimeout: .seconds(approvalTimeout),
+                                 prompt: DesktopNotificationPrompt(logger: logger), approvalTimeout: .seconds(approvalTimeout),
                                  deciders: Self.authctlBesideUs(), logger: logger)
         let (listening, listeningSink) = AsyncStream.makeStream(of: Void.self)
         let limits = ConnectionLimits(maxConnections: maxConnections, idleTimeout: idleTimeout == 0 ? nil : .seconds(idleTimeout))

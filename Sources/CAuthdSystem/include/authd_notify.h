@@ -1,0 +1,19 @@
+#ifndef AUTHD_NOTIFY_H
+#define AUTHD_NOTIFY_H
+
+/* The answers authd_ask_by_notification can return besides -errno. */
+enum {
+    AUTHD_ANSWER_NONE = 0,  /* closed or dismissed without a choice, or stopped through stop_fd */
+    AUTHD_ANSWER_ALLOW = 1, /* the "allow" action was invoked */
+    AUTHD_ANSWER_DENY = 2,  /* the "deny" action was invoked */
+};
+
+/* Shows a desktop notification (org.freedesktop.Notifications on the session bus at
+ * `bus_address`, or the user's session bus when NULL) with the actions "allow" and "deny", and
+ * blocks until one is invoked, the notification is closed, or `stop_fd` becomes readable; on a
+ * stop the notification is withdrawn. `body` is shown as is, so escape markup first. Returns an
+ * AUTHD_ANSWER_* value, or -errno when there is no bus or no notification service. Written in C
+ * because sd-bus's message building is variadic. */
+int authd_ask_by_notification(const char *bus_address, int stop_fd, const char *summary, const char *body);
+
+#endif
