@@ -3,8 +3,10 @@ import Foundation
 import Testing
 
 /// Per-app access through the real binaries: a profile that asks holds an app's token request
-/// until `authctl apps allow`, remembers the decision across a restart, and refuses a denied app.
-@Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
+/// until `authctl apps allow` or the desktop notification decides, remembers the decision across
+/// a restart, and refuses a denied app. Serialized: one test runs a notification service on the
+/// suite's session bus, which the other must not see.
+@Suite(.serialized, .enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct AppAccessTests {
     /// A client app: one request on the socket, its answer printed.
     static let app = """
@@ -21,8 +23,8 @@ struct AppAccessTests {
         else: print("error " + json.dumps(answer.get("error")))
         """
 
-    private func python(_ stack: Stack, _ method: String, _ params: String = "{}", name: String) throws -> Spawned {
-        try Spawned("/usr/bin/python3", ["-c", Self.app, stack.socketPath, method, params], environment: stack.environment, in: stack.directory, name: name)
+    private func python(_ stack: Stack, _ method: String, _ params: String = "{}", name: String, interpreter: String = "/usr/bin/python3") throws -> Spawned {
+        try Spawned(interpreter, ["-c", Self.app, stack.socketPath, method, params], environment: stack.environment, in: stack.directory, name: name)
     }
 
     private func apps(_ stack: Stack) throws -> [[String: Any]] {
@@ -79,6 +81,37 @@ struct AppAccessTests {
             let saved = try String(contentsOfFile: stack.directory.appendingPathComponent("state/authd/apps.json").path, encoding: .utf8)
             #expect(saved.contains(executable) && saved.contains("denied"))
             _ = daemon
+        }
+    }
+
+    @Test func theDesktopNotificationAllowsOrDenies() async throws {
+        let bus = try #require(ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], "no session bus")
+        try await Stack.running("notify", lifetime: 3600) { stack in
+            try stack.startSignedIn(email: "notify@example.com", password: "notify-password", daemonArguments: ["--access", "ask", "--approval-timeout", "60"])
+            let python = try FileManager.default.destinationOfSymbolicLink(atPath: "/usr/bin/python3")
+            let executable = python.hasPrefix("/") ? python : "/usr/bin/" + python
+
+            // The user clicks Allow: the waiting request is answered, and the choice is remembered.
+            let allowing = try FakeNotificationService(address: bus, reaction: .invoke("allow"))
+            let first = try self.python(stack, "session.token", name: "notified-1")
+            #expect(first.waitForOutput(timeout: 30) { $0.contains("result") }, "\(first.stdout) \(first.stderr)")
+            #expect(first.stdout.contains("result token"), "\(first.stdout)")
+            let shown = try #require(allowing.shown.first)
+            #expect(shown.appName == "authd" && shown.actions == ["allow", "Allow", "deny", "Deny"])
+            #expect(shown.body.contains(executable) && shown.body.contains("'\(stack.profile)'"), "\(shown.body)")
+            allowing.stop()
+            #expect(try apps(stack).contains { $0["app"] as? String == executable && $0["access"] as? String == "allowed" })
+
+            // Another executable, and the user clicks Deny: a clear refusal, remembered too.
+            let other = stack.directory.appendingPathComponent("other-python").path
+            try FileManager.default.copyItem(atPath: executable, toPath: other)
+            let denying = try FakeNotificationService(address: bus, reaction: .invoke("deny"))
+            let second = try self.python(stack, "session.token", name: "notified-2", interpreter: other)
+            #expect(second.waitForOutput(timeout: 30) { $0.contains("error") }, "\(second.stdout) \(second.stderr)")
+            #expect(second.stdout.contains("app_denied"), "\(second.stdout)")
+            #expect(denying.shown.count == 1 && denying.shown.first?.body.contains(other) == true)
+            denying.stop()
+            #expect(try apps(stack).contains { $0["app"] as? String == other && $0["access"] as? String == "denied" })
         }
     }
 }
