@@ -22,12 +22,27 @@ public final class PrivateBus: Sendable {
         try process.run()
         address = "unix:path=\(socket)"
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket) {
+        // The socket file appears at bind(), a moment before dbus-daemon listens: connect to be sure.
+        while !Self.accepts(socket) {
             guard Date() < deadline, process.isRunning else {
                 stop()
                 throw PrivateBusError(description: "dbus-daemon did not start listening on \(socket)")
             }
             usleep(20_000)
+        }
+    }
+
+    private static func accepts(_ path: String) -> Bool {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: path.utf8.prefix(raw.count - 1))
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
         }
     }
 
