@@ -88,6 +88,8 @@ let package = Package(
         ]),
         // Examples/: a desktop-style app built on the client library (tested end to end).
         .executableTarget(name: "authd-example-profile", dependencies: ["AuthdClient"], path: "Examples/swift-profile"),
+        // Benchmarks/: the Swift hello-world that `authctl token` is measured against (scripts/bench).
+        .executableTarget(name: "authd-bench-hello", path: "Benchmarks/Hello"),
         // Fakes shipped beside the real things.
         .target(name: "AuthTestSupport", dependencies: ["AuthCore", "CSystemd"], path: "Tests/AuthTestSupport"),
         // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with
