@@ -71,10 +71,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Linked with the Swift runtime and Foundation inside: `$(authctl token)` runs in scripts and
+        // prompts, and loading the shared libraries was most of its start-up (benchmark P2).
         .executableTarget(name: "authctl", dependencies: [
             "AuthdClient", "AuthProtocol", "AuthConfig", "AuthIPC",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], swiftSettings: [.unsafeFlags(["-static-stdlib"])], linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server.
         .target(name: "GoTrueDevServer", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
@@ -88,8 +90,10 @@ let package = Package(
         ]),
         // Examples/: a desktop-style app built on the client library (tested end to end).
         .executableTarget(name: "authd-example-profile", dependencies: ["AuthdClient"], path: "Examples/swift-profile"),
-        // Benchmarks/: the Swift hello-world that `authctl token` is measured against (scripts/bench).
-        .executableTarget(name: "authd-bench-hello", path: "Benchmarks/Hello"),
+        // Benchmarks/: the Swift hello-world that `authctl token` is measured against (scripts/bench),
+        // linked the same way as authctl.
+        .executableTarget(name: "authd-bench-hello", path: "Benchmarks/Hello",
+                          swiftSettings: [.unsafeFlags(["-static-stdlib"])], linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
         // Fakes shipped beside the real things.
         .target(name: "AuthTestSupport", dependencies: ["AuthCore", "CSystemd"], path: "Tests/AuthTestSupport"),
         // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with

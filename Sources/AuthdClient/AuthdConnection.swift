@@ -49,31 +49,49 @@ public final class AuthdConnection: @unchecked Sendable {
             guard let line = try io({ () throws(IPCError) in try connection.readLine() }) else {
                 throw .daemonUnavailable(IPCError.closedByDaemon.localizedDescription)
             }
-            let decoder = RPCCodec.makeDecoder()
-            guard let probe = try? decoder.decode(RPCInboundProbe.self, from: line) else {
-                throw .protocolViolation("authd sent a line that is not JSON")
+            switch try Self.meaning(of: line, answering: id, method) {
+            case .answer(let result): return result
+            case .event(let event): pendingEvents.append(event)
+            case .other: continue
             }
-            if probe.id == nil, probe.method == AuthEventMessage.method {
-                if let event = try? decoder.decode(RPCNotificationIn<AuthEventMessage>.self, from: line) {
-                    pendingEvents.append(event.params)
-                }
-                continue
-            }
-            guard probe.id == id || probe.id == nil else { continue }
-            guard let response = try? decoder.decode(RPCResponse<M.Result>.self, from: line) else {
-                throw .protocolViolation("authd's answer to \(M.name) has an unexpected shape")
-            }
-            if let error = response.error {
-                // The daemon closed this connection (idle, or output left unread): as for any
-                // closed connection, a caller that reuses connections opens a new one and retries.
-                if probe.id == nil, error.reason == .idleTimeout || error.reason == .tooSlow {
-                    throw .daemonUnavailable(error.message)
-                }
-                throw .rpc(error)
-            }
-            guard let result = response.result else { throw .protocolViolation("authd's answer has neither result nor error") }
-            return result
         }
+    }
+
+    /// What one line read on a connection means to a caller waiting for the answer to `id`.
+    public enum LineMeaning<Result> {
+        /// The answer.
+        case answer(Result)
+        /// An event, to keep for `nextEvent()`.
+        case event(AuthEventMessage)
+        /// Something else (another request's answer, an unknown notification).
+        case other
+    }
+
+    /// Interprets `line` as `call` does: an error answer (or a notice with a null id) throws.
+    /// For callers that did their own I/O, such as `authctl token`'s lean start.
+    public static func meaning<M: RPCMethod>(of line: Data, answering id: RPCID, _ method: M.Type) throws(AuthdClientError) -> LineMeaning<M.Result> {
+        let decoder = RPCCodec.makeDecoder()
+        guard let probe = try? decoder.decode(RPCInboundProbe.self, from: line) else {
+            throw .protocolViolation("authd sent a line that is not JSON")
+        }
+        if probe.id == nil, probe.method == AuthEventMessage.method {
+            if let event = try? decoder.decode(RPCNotificationIn<AuthEventMessage>.self, from: line) { return .event(event.params) }
+            return .other
+        }
+        guard probe.id == id || probe.id == nil else { return .other }
+        guard let response = try? decoder.decode(RPCResponse<M.Result>.self, from: line) else {
+            throw .protocolViolation("authd's answer to \(M.name) has an unexpected shape")
+        }
+        if let error = response.error {
+            // The daemon closed this connection (idle, or output left unread): as for any
+            // closed connection, a caller that reuses connections opens a new one and retries.
+            if probe.id == nil, error.reason == .idleTimeout || error.reason == .tooSlow {
+                throw .daemonUnavailable(error.message)
+            }
+            throw .rpc(error)
+        }
+        guard let result = response.result else { throw .protocolViolation("authd's answer has neither result nor error") }
+        return .answer(result)
     }
 
     /// Subscribes to events of `profile` (the default profile when nil). The first event is `INITIAL_SESSION`.

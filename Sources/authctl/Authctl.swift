@@ -17,6 +17,18 @@ struct Authctl: ParsableCommand {
         version: AuthdVersion.string,
         subcommands: [Status.self, Login.self, Signup.self, Verify.self, ResetPassword.self, UserCommand.self, Nonce.self, OpenURL.self,
                       Token.self, Logout.self, Watch.self, Apps.self, Profile.self, Doctor.self])
+
+    /// Runs the command line; `authctl token` may take the lean path first (see QuickToken).
+    static func main() {
+        switch QuickToken.attempt(Array(CommandLine.arguments.dropFirst())) {
+        case .printed:
+            return
+        case .answered(let line):
+            Token.finish(answer: line)
+        case .notHandled:
+            main(nil)
+        }
+    }
 }
 
 /// Options every subcommand takes.

@@ -28,4 +28,20 @@ struct Token: ParsableCommand {
             if json { try printJSON(token) } else { print(token.accessToken) }
         }
     }
+
+    /// Reports an answer the lean path received but did not print (an error, most often) as
+    /// `run` would have, and exits. A line that is no answer to it runs the whole command again.
+    static func finish(answer line: [UInt8]) -> Never {
+        do {
+            try runReporting {
+                switch try AuthdConnection.meaning(of: Data(line), answering: .number(Int64(QuickToken.requestID)), Methods.Token.self) {
+                case .answer(let token): print(token.accessToken)
+                case .event, .other: Authctl.main(nil)
+                }
+            }
+            Authctl.exit()
+        } catch {
+            Authctl.exit(withError: error)
+        }
+    }
 }
