@@ -68,7 +68,7 @@ import Testing
         try await DaemonHarness.run { daemon in
             try await blocking {
                 let raw = try daemon.raw()
-                raw.setReadTimeout(5)
+                raw.setReadTimeout(20)
                 let lines: [(String, Int)] = [
                     ("this is not json", -32700),
                     ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"no.such.method\"}", -32601),
@@ -96,7 +96,7 @@ import Testing
         try await DaemonHarness.run { daemon in
             try await blocking {
                 let raw = try daemon.raw()
-                raw.setReadTimeout(5)
+                raw.setReadTimeout(20)
                 try? raw.write(Data(repeating: UInt8(ascii: "x"), count: 70 * 1024))
                 let answer = try raw.readLine()
                 #expect(errorCode(answer) == -32600)
@@ -112,7 +112,7 @@ import Testing
         try await DaemonHarness.run { daemon in
             try await blocking {
                 let watcher = try daemon.raw()
-                watcher.setReadTimeout(5)
+                watcher.setReadTimeout(20)
                 try watcher.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
                 let ack = try watcher.readLine()
                 #expect((object(ack)["result"] as? [String: Any])?["subscribed"] as? Bool == true)
