@@ -72,11 +72,13 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Linked with the Swift runtime and Foundation inside: `$(authctl token)` runs in scripts and
-        // prompts, and loading the shared libraries was most of its start-up (benchmark P2).
+        // prompts, and loading the shared libraries was most of its start-up (benchmark P2). Release
+        // builds only: a debug build does not link Foundation statically.
         .executableTarget(name: "authctl", dependencies: [
             "AuthdClient", "AuthProtocol", "AuthConfig", "AuthIPC",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], swiftSettings: [.unsafeFlags(["-static-stdlib"])], linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+        ], swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server.
         .target(name: "GoTrueDevServer", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
@@ -93,7 +95,8 @@ let package = Package(
         // Benchmarks/: the Swift hello-world that `authctl token` is measured against (scripts/bench),
         // linked the same way as authctl.
         .executableTarget(name: "authd-bench-hello", path: "Benchmarks/Hello",
-                          swiftSettings: [.unsafeFlags(["-static-stdlib"])], linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+                          swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
         // Fakes shipped beside the real things.
         .target(name: "AuthTestSupport", dependencies: ["AuthCore", "CSystemd"], path: "Tests/AuthTestSupport"),
         // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with

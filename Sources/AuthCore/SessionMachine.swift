@@ -103,6 +103,17 @@ public struct SessionMachine: Sendable {
         return actions + [.store(newSession, generation: generation)]
     }
 
+    /// The token `tokenRequested` answers with at once, without changing anything, whenever it
+    /// is still valid for what is asked: the current session's while it is signed in, refreshing
+    /// or persisting (a successor is never visible before it is stored). Nil when every request
+    /// needs the machine. Lets a driver answer undemanding requests without queueing them.
+    public var servableToken: IssuedToken? {
+        switch phase {
+        case .signedIn, .refreshing, .persisting: return session.map(token)
+        case .loading, .signedOut, .storeUnavailable: return nil
+        }
+    }
+
     /// A client wants a token valid for at least `minimum` seconds.
     public mutating func tokenRequested(_ request: RequestID, validFor minimum: TimeInterval, now: Date) -> [SessionAction] {
         switch phase {

@@ -3,6 +3,7 @@ import AuthProtocol
 import AuthSocketServer
 import Foundation
 import Logging
+import Synchronization
 
 /// Asks the user whether an app may have a profile's tokens (a desktop notification).
 public protocol ApprovalPrompt: Sendable {
@@ -15,8 +16,10 @@ public protocol ApprovalPrompt: Sendable {
 /// holds them until the user decides (with `authctl apps allow|deny` or a notification).
 /// The rules are in `AppAccessBook`; this actor adds the waiting, the remembering and the prompt.
 public actor AppAccessGate {
-    private var book: AppAccessBook
-    private let policies: [String: AppAccessPolicy]
+    /// Behind a lock rather than the actor, so that `admitAtOnce` can answer on the socket's
+    /// event loop; the waiting stays in the actor.
+    private nonisolated let book: Mutex<AppAccessBook>
+    private nonisolated let policies: [String: AppAccessPolicy]
     private let file: AppDecisionFile?
     private let prompt: (any ApprovalPrompt)?
     private let approvalTimeout: Duration
@@ -49,24 +52,41 @@ public actor AppAccessGate {
                              metadata: ["file": "\(file.path)", "error": "\(error)"])
             }
         }
-        book = AppAccessBook(decisions: remembered)
+        book = Mutex(AppAccessBook(decisions: remembered))
     }
 
     /// The policy of `profile`.
-    public func policy(of profile: String) -> AppAccessPolicy { policies[profile] ?? .open }
+    public nonisolated func policy(of profile: String) -> AppAccessPolicy { policies[profile] ?? .open }
+
+    /// Lets `client`'s token request for `profile` through when no waiting is needed (open
+    /// profiles, apps already allowed): notes the request and returns true. False, noting
+    /// nothing, when `admit` must decide (an app to ask about, or one denied).
+    public nonisolated func admitAtOnce(_ client: ClientIdentity, profile: String) -> Bool {
+        let key = AppKey(app: client.app, profile: profile)
+        let asks = policy(of: profile) == .ask
+        return book.withLock { book in
+            guard book.verdict(for: key, asks: asks) == .allow else { return false }
+            book.noteRequest(key, executable: client.executable, appID: client.appID)
+            return true
+        }
+    }
 
     /// Lets `client`'s token request for `profile` through, or throws why not. Under a profile
     /// that asks, an app not yet decided waits here (up to the approval timeout).
     public func admit(_ client: ClientIdentity, profile: String) async throws(RPCErrorObject) {
         let key = AppKey(app: client.app, profile: profile)
-        book.noteRequest(key, executable: client.executable, appID: client.appID)
-        switch book.verdict(for: key, asks: policy(of: profile) == .ask) {
+        let asks = policy(of: profile) == .ask
+        let verdict = book.withLock { book in
+            book.noteRequest(key, executable: client.executable, appID: client.appID)
+            return book.verdict(for: key, asks: asks)
+        }
+        switch verdict {
         case .allow:
             return
         case .deny:
             throw Self.denied(key)
         case .ask:
-            let first = book.startWaiting(key)
+            let first = book.withLock { $0.startWaiting(key) }
             logger.notice("an app waits for access to a profile", metadata: ["client.app": "\(key.app)", "session.profile": "\(profile)"])
             // The first request waiting shows the question; the others wait for the same answer.
             var asking: (@Sendable () async -> AppDecision?)?
@@ -75,7 +95,7 @@ public actor AppAccessGate {
                 asking = { await prompt.ask(app: key.app, executable: executable, profile: profile) }
             }
             let decision: AppDecision? = await waitForDecision(key, asking: asking)
-            book.stopWaiting(key)
+            book.withLock { $0.stopWaiting(key) }
             switch decision {
             case .allowed?: return
             case .denied?: throw Self.denied(key)
@@ -86,8 +106,8 @@ public actor AppAccessGate {
     }
 
     /// Notes that `client` got a token of `profile` (for `apps.list` and status).
-    public func noteTokenHandedOut(to client: ClientIdentity, profile: String, at now: Date = Date()) {
-        book.noteTokenHandedOut(AppKey(app: client.app, profile: profile), at: now)
+    public nonisolated func noteTokenHandedOut(to client: ClientIdentity, profile: String, at now: Date = Date()) {
+        book.withLock { $0.noteTokenHandedOut(AppKey(app: client.app, profile: profile), at: now) }
     }
 
     /// Records a decision made by `caller` (it must be one of the deciders), remembers it and
@@ -104,7 +124,7 @@ public actor AppAccessGate {
 
     /// Every app seen or decided, for `profile` or for all.
     public func records(profile: String?) -> [AppRecord] {
-        book.entries { self.policy(of: $0) == .ask }
+        book.withLock { $0.entries { self.policy(of: $0) == .ask } }
             .filter { profile == nil || $0.key.profile == profile }
             .map { Self.record($0.key, $0.usage, $0.access) }
     }
@@ -119,10 +139,11 @@ public actor AppAccessGate {
     }
 
     private func decide(_ key: AppKey, _ decision: AppDecision) {
-        if book.decide(key, decision) {
+        let (changed, decisions) = book.withLock { book in (book.decide(key, decision), book.decisions) }
+        if changed {
             logger.notice("app decision", metadata: ["client.app": "\(key.app)", "session.profile": "\(key.profile)", "decision": "\(decision.rawValue)"])
             if let file {
-                do { try file.save(book.decisions) } catch {
+                do { try file.save(decisions) } catch {
                     logger.error("could not remember an app decision; it holds until authd stops", metadata: ["file": "\(file.path)", "error": "\(error)"])
                 }
             }

@@ -7,6 +7,13 @@ import Foundation
 enum DaemonMethods {
     static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user"]
 
+    /// The answer to `session.token` for `token`, as both the event loop and the table give it.
+    static func tokenResult(_ token: IssuedToken, now: Date = Date()) -> Methods.Token.Result {
+        let expiresAt = token.expiresAt.timeIntervalSince1970
+        return Methods.Token.Result(accessToken: token.accessToken, expiresAt: Int64(expiresAt.rounded(.down)),
+                                    expiresIn: max(0, Int64((expiresAt - now.timeIntervalSince1970).rounded(.down))))
+    }
+
     static func table(registry: ProfileRegistry, apps: AppAccessGate) -> MethodTable {
         var table = MethodTable()
 
@@ -29,10 +36,8 @@ enum DaemonMethods {
             try await apps.admit(connection.client, profile: driver.profile)
             switch await driver.token(validFor: TimeInterval(minimum)) {
             case .success(let token):
-                await apps.noteTokenHandedOut(to: connection.client, profile: driver.profile)
-                let expiresAt = token.expiresAt.timeIntervalSince1970
-                return Methods.Token.Result(accessToken: token.accessToken, expiresAt: Int64(expiresAt.rounded(.down)),
-                                            expiresIn: max(0, Int64((expiresAt - Date().timeIntervalSince1970).rounded(.down))))
+                apps.noteTokenHandedOut(to: connection.client, profile: driver.profile)
+                return tokenResult(token)
             case .failure(let failure):
                 throw StatusMapper.error(failure)
             }

@@ -8,6 +8,7 @@ import Logging
 public struct RequestDispatcher: SocketRequestHandler {
     private let table: MethodTable
     private let registry: ProfileRegistry
+    private let apps: AppAccessGate
     private let logger: Logger
 
     /// Creates a dispatcher serving the profiles in `registry`, with `apps` deciding which app
@@ -15,8 +16,9 @@ public struct RequestDispatcher: SocketRequestHandler {
     public init(registry: ProfileRegistry, apps: AppAccessGate? = nil, logger: Logger) {
         self.registry = registry
         self.logger = logger
-        self.table = DaemonMethods.table(registry: registry,
-                                         apps: apps ?? AppAccessGate(policies: [:], file: nil, prompt: nil, deciders: [], logger: logger))
+        let apps = apps ?? AppAccessGate(policies: [:], file: nil, prompt: nil, deciders: [], logger: logger)
+        self.apps = apps
+        self.table = DaemonMethods.table(registry: registry, apps: apps)
     }
 
     /// The method names bound (for tests).
@@ -40,6 +42,21 @@ public struct RequestDispatcher: SocketRequestHandler {
             logger.trace("request", metadata: ["rpc.method": "\(envelope.method)", "client.pid": "\(connection.peer.pid)"])
             await handler(envelope, connection)
         }
+    }
+
+    /// Answers a token request on the event loop when the session holds a token valid for it
+    /// and the app needs no asking: the common case, kept off actors and task switches
+    /// (benchmark P1). Everything else, errors included, takes `handle`.
+    public func answerAtOnce(line: Data, connection: ConnectionContext) -> Data? {
+        guard case .success(let envelope) = RPCCodec.decodeEnvelope(line), envelope.method == Methods.Token.name, envelope.id != nil,
+              let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw),
+              let driver = try? registry.driver(parameters.profile) else { return nil }
+        let minimum = parameters.minValidity ?? 0
+        guard minimum >= 0, let token = driver.tokenAtOnce(validFor: TimeInterval(minimum)),
+              apps.admitAtOnce(connection.client, profile: driver.profile) else { return nil }
+        apps.noteTokenHandedOut(to: connection.client, profile: driver.profile)
+        logger.trace("request", metadata: ["rpc.method": "\(envelope.method)", "client.pid": "\(connection.peer.pid)"])
+        return try? RPCCodec.encodeResult(DaemonMethods.tokenResult(token), id: envelope.id)
     }
 
     /// Drops the connection's subscriptions.

@@ -3,6 +3,7 @@ import AuthProtocol
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Runs one profile's `SessionMachine`: feeds it inputs stamped with the time, carries out its
 /// actions (HTTP, keyring, timer, events, answers) and feeds the outcomes back. Holds no rules.
@@ -13,11 +14,22 @@ public actor SessionDriver: Service {
     /// The profile this driver serves.
     public nonisolated let profile: String
     private nonisolated let server: String
-    private var machine: SessionMachine
+    private var machine: SessionMachine {
+        didSet { publishServableToken() }
+    }
     private let store: any SessionStore
     private let api: any GoTrueAPI
-    private let clock: any WallClock
-    private let monotonic: any MonotonicClock
+    private nonisolated let clock: any WallClock
+    private nonisolated let monotonic: any MonotonicClock
+    /// What `machine.servableToken` was at its last change, with both clocks then: read by
+    /// `tokenAtOnce` without waiting for this actor.
+    private nonisolated let published = Mutex<PublishedToken?>(nil)
+
+    private struct PublishedToken: Sendable {
+        let token: IssuedToken
+        let wall: Date
+        let monotonic: TimeInterval
+    }
     private var lastClockCheck: (wall: Date, monotonic: TimeInterval)
     private let timer: any RefreshTimer
     private let random: @Sendable () -> Double
@@ -106,6 +118,24 @@ public actor SessionDriver: Service {
     }
 
     // MARK: Requests
+
+    /// The token `token(validFor:)` would answer with at once, read without waiting for the
+    /// actor (the socket's event loop answers most requests this way); nil whenever the request
+    /// needs the machine, including after a jump of the wall clock that the driver has not
+    /// looked at yet.
+    public nonisolated func tokenAtOnce(validFor minimum: TimeInterval) -> IssuedToken? {
+        guard let published = published.withLock({ $0 }) else { return nil }
+        let wall = clock.now()
+        let jump = ClockJump(wallElapsed: wall.timeIntervalSince(published.wall), monotonicElapsed: monotonic.seconds() - published.monotonic)
+        guard !jump.isJump(), published.token.expiresAt.timeIntervalSince(wall) >= minimum else { return nil }
+        return published.token
+    }
+
+    private func publishServableToken() {
+        let token = machine.servableToken
+        let stamped = token.map { PublishedToken(token: $0, wall: clock.now(), monotonic: monotonic.seconds()) }
+        published.withLock { $0 = stamped }
+    }
 
     /// A token valid for at least `minimum` seconds, refreshing first when needed.
     public func token(validFor minimum: TimeInterval) async -> Result<IssuedToken, TokenFailure> {

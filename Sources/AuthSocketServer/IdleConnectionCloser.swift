@@ -2,7 +2,8 @@ import NIOCore
 
 /// Closes a connection that has been quiet for the idle timeout, after writing the idle notice.
 ///
-/// Sits right after the line decoder: a complete request line counts as in flight from the
+/// Sits right after the line decoder (and the ImmediateAnswerer, whose lines are answered at
+/// once and so never in flight): a complete request line counts as in flight from the
 /// moment it is decoded (it may wait a while for the connection's task under load), and a client
 /// that trickles bytes without ever finishing a line does not count as active. It checks on a
 /// timer set for the moment the connection could first be idle; a busy or subscribed connection

@@ -61,6 +61,10 @@ public final class Outbox: Sendable {
         }
     }
 
+    /// Whether nothing is queued and the connection is neither ending nor being dropped for
+    /// reading too slowly: only then may a line bypass the queue (see ImmediateAnswerer).
+    var isIdle: Bool { state.withLock { $0.queuedBytes == 0 && !$0.overflowed && !$0.finished } }
+
     /// Bytes queued and not yet taken by the writer.
     public var queuedBytes: Int { state.withLock { $0.queuedBytes } }
 

@@ -6,6 +6,15 @@ public protocol SocketRequestHandler: Sendable {
     func handle(line: Data, connection: ConnectionContext) async
     /// The connection has ended; drop anything registered for it (subscriptions).
     func connectionClosed(_ connection: ConnectionContext) async
+    /// The answer to `line` when it can be given at once without waiting for anything (a cached
+    /// token); nil hands the line to `handle`. Called on the connection's event loop, so it must
+    /// never block or suspend.
+    func answerAtOnce(line: Data, connection: ConnectionContext) -> Data?
+}
+
+extension SocketRequestHandler {
+    /// Nothing is answered at once unless a handler says how.
+    public func answerAtOnce(line: Data, connection: ConnectionContext) -> Data? { nil }
 }
 
 /// One accepted connection as request handlers see it.

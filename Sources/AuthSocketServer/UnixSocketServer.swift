@@ -127,11 +127,18 @@ public final class UnixSocketServer: Service, Sendable {
             rawChannel.eventLoop.scheduleTask(in: TimeAmount(limits.dropGrace)) { rawChannel.close(promise: nil) }
         }
         let activity = ConnectionActivity(now: NIODeadline.now().uptimeNanoseconds)
+        // Read at once: the pid names this process only while it lives.
+        let client = ClientIdentity.of(pid: peer.pid)
+        let context = ConnectionContext(id: id, peer: peer, client: client, outbox: outbox, activity: activity)
+        let handler = self.handler
         let channel: NIOAsyncChannel<InboundFrame, ByteBuffer>
         do {
             channel = try await rawChannel.eventLoop.submit {
                 let pipeline = rawChannel.pipeline.syncOperations
                 try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineLength)))
+                try pipeline.addHandler(ImmediateAnswerer(outbox: outbox, activity: activity) { line in
+                    handler.answerAtOnce(line: line, connection: context)
+                })
                 if let idleTimeout = limits.idleTimeout {
                     try pipeline.addHandler(IdleConnectionCloser(
                         timeout: TimeAmount(idleTimeout), activity: activity, outbox: outbox,
@@ -150,9 +157,6 @@ public final class UnixSocketServer: Service, Sendable {
             rawChannel.close(promise: nil)
             return
         }
-        // Read at once: the pid names this process only while it lives.
-        let client = ClientIdentity.of(pid: peer.pid)
-        let context = ConnectionContext(id: id, peer: peer, client: client, outbox: outbox, activity: activity)
         logger.debug("connection opened", metadata: ["client.pid": "\(peer.pid)", "client.app": "\(client)", "connection.id": "\(id)"])
         do {
             // On graceful shutdown every connection is closed too: a subscriber would otherwise

@@ -69,6 +69,31 @@ import Testing
         #expect(machine.session?.accessToken == "access-2")
     }
 
+    @Test func theTokenServableAtOnceIsWhatARequestWouldGetAndNeverAnUnstoredSuccessor() {
+        var machine = SessionMachine(policy: policy)
+        #expect(machine.servableToken == nil) // loading
+        _ = machine.storedSessionLoaded(nil, now: t0)
+        #expect(machine.servableToken == nil) // signed out
+
+        machine = signedInMachine()
+        let now = t0.addingTimeInterval(200)
+        let current = IssuedToken(accessToken: "access-1", expiresAt: t0.addingTimeInterval(3600))
+        #expect(machine.servableToken == current)
+        #expect(machine.tokenRequested(r1, validFor: 60, now: now) == [.answer(r1, .success(current))])
+
+        _ = machine.tokenRequested(r2, validFor: 3500, now: now)
+        #expect(machine.phase == .refreshing)
+        #expect(machine.servableToken == current)
+        _ = machine.refreshSucceeded(Fixtures.grant(2), generation: 0, now: now)
+        #expect(machine.phase == .persisting)
+        #expect(machine.servableToken == current) // the successor is not stored yet
+        _ = machine.storeFinished(generation: 0, failure: nil, now: now)
+        #expect(machine.servableToken == IssuedToken(accessToken: "access-2", expiresAt: now.addingTimeInterval(3600)))
+
+        _ = machine.signOutRequested(now: now)
+        #expect(machine.servableToken == nil)
+    }
+
     @Test func undemandingRequestsGetTheCurrentTokenWhileARefreshRuns() {
         var machine = signedInMachine()
         _ = machine.timerFired(now: t0.addingTimeInterval(3300))
