@@ -1,9 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import AuthIPC
+import Foundation
 
 /// `authctl token` in its common forms (`token`, `token --profile NAME`), answered before
-/// ArgumentParser, Foundation or a JSON decoder is touched: scripts run `$(authctl token)` many
+/// ArgumentParser or a JSON decoder is touched: scripts run `$(authctl token)` many
 /// times, and start-up is most of its cost (benchmark P2). Anything unusual is left to the
 /// ordinary path, and an answer that is not a plain token is interpreted by it, so errors,
 /// messages and exit codes are the same either way.
@@ -23,8 +22,7 @@ enum QuickToken {
 
     /// Tries `arguments` (without the program name).
     static func attempt(_ arguments: [String]) -> Outcome {
-        guard let request = request(for: arguments), let path = socketPath() else { return .notHandled }
-        guard let line = exchange(request, at: path) else { return .notHandled }
+        guard let request = request(for: arguments), let line = exchange(request) else { return .notHandled }
         guard let token = plainToken(in: line) else { return .answered(line) }
         var output = token
         output.append(0x0A)
@@ -49,60 +47,25 @@ enum QuickToken {
 
     /// Names that need no JSON escaping; others take the ordinary path.
     private static func isPlainName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 128 && name.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-        }
+        !name.isEmpty && name.utf8.count <= 128 && name.utf8.allSatisfy(isPlain)
     }
 
-    /// `$AUTHD_SOCKET`, else `$XDG_RUNTIME_DIR/authd/authd.sock` (as `SocketPath.resolve`); nil
-    /// leaves the other cases, and their error messages, to the ordinary path.
-    private static func socketPath() -> String? {
-        if let explicit = environment("AUTHD_SOCKET") { return explicit }
-        return environment("XDG_RUNTIME_DIR").map { $0 + "/authd/authd.sock" }
+    /// Letters, digits, `-`, `_` and `.`: what JWTs are made of, and profile names that need no
+    /// escaping in JSON.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
     }
 
-    private static func environment(_ name: String) -> String? {
-        guard let value = getenv(name) else { return nil }
-        let string = String(cString: value)
-        return string.isEmpty ? nil : string
-    }
-
-    /// Sends `request` and returns the first line of the answer, or nil on any failure.
-    private static func exchange(_ request: [UInt8], at path: String) -> [UInt8]? {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let fits: Bool = withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            guard path.utf8.count < raw.count else { return false }
-            raw.copyBytes(from: path.utf8)
-            return true
-        }
-        guard fits else { return nil }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else { return nil }
+    /// Sends `request` to the socket `SocketPath` resolves and returns the first line of the
+    /// answer, or nil on any failure (the ordinary path then says what went wrong).
+    private static func exchange(_ request: [UInt8]) -> [UInt8]? {
+        guard let path = try? SocketPath.resolve(), let connection = try? LineConnection.connect(path: path) else { return nil }
+        defer { connection.close() }
         // The ordinary path's bound: a refresh, or an app approval, may take a while.
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let sent = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard sent == request.count else { return nil }
-        var line: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        while line.count < 1 << 20 {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            if let end = buffer[0..<count].firstIndex(of: 0x0A) {
-                line.append(contentsOf: buffer[0..<end])
-                return line
-            }
-            line.append(contentsOf: buffer[0..<count])
-        }
-        return nil
+        connection.setReadTimeout(60)
+        guard (try? connection.write(Data(request))) != nil, let line = try? connection.readLine() else { return nil }
+        return Array(line)
     }
 
     /// The access token when `line` is a successful answer to our request holding exactly one
@@ -114,11 +77,7 @@ enum QuickToken {
               let start = range(of: key, in: line)?.upperBound else { return nil }
         guard let end = line[start...].firstIndex(of: UInt8(ascii: "\"")), end > start else { return nil }
         let token = Array(line[start..<end])
-        let isJWTCharacter: (UInt8) -> Bool = { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
-        }
-        guard token.allSatisfy(isJWTCharacter), range(of: key, in: Array(line[end...])) == nil else { return nil }
+        guard token.allSatisfy(isPlain), range(of: key, in: Array(line[end...])) == nil else { return nil }
         return token
     }
 
