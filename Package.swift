@@ -98,7 +98,7 @@ let package = Package(
                           swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
                           linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
         // Fakes shipped beside the real things.
-        .target(name: "AuthTestSupport", dependencies: ["AuthCore", "CSystemd"], path: "Tests/AuthTestSupport"),
+        .target(name: "AuthTestSupport", dependencies: ["AuthCore", "AuthIPC", "CSystemd"], path: "Tests/AuthTestSupport"),
         // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with
         // -sanitize=fuzzer -DFUZZING); in an ordinary build it replays corpus files.
         .executableTarget(name: "authd-fuzz", dependencies: [

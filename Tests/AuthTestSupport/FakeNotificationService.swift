@@ -36,12 +36,7 @@ public final class FakeNotificationService: Sendable {
     /// Connects to the bus at `address`, takes the notification service's name and starts
     /// answering with `reaction`.
     public init(address: String, reaction: Reaction) throws {
-        var bus: OpaquePointer?
-        guard sd_bus_new(&bus) >= 0, let bus else { throw PrivateBusError(description: "sd_bus_new failed") }
-        guard sd_bus_set_address(bus, address) >= 0, sd_bus_set_bus_client(bus, 1) >= 0, sd_bus_start(bus) >= 0 else {
-            sd_bus_unref(bus)
-            throw PrivateBusError(description: "cannot connect to \(address)")
-        }
+        let bus = try PrivateBus.connect(address: address)
         let core = Core(bus: bus, reaction: reaction)
         let context = Unmanaged.passUnretained(core).toOpaque()
         guard sd_bus_add_filter(bus, nil, { message, context, _ in

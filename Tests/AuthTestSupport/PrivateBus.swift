@@ -1,3 +1,5 @@
+import AuthIPC
+import CSystemd
 import Foundation
 
 /// A dbus-daemon of its own that starts nothing on demand, for tests that need a bus nobody else
@@ -33,17 +35,22 @@ public final class PrivateBus: Sendable {
     }
 
     private static func accepts(_ path: String) -> Bool {
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8.prefix(raw.count - 1))
+        guard let connection = try? LineConnection.connect(path: path) else { return false }
+        connection.close()
+        return true
+    }
+
+    /// A new sd-bus client connection to the bus at `address` (this one or any other), for
+    /// stand-ins that own a name or send signals there. The caller closes it
+    /// (`sd_bus_flush_close_unref`).
+    public static func connect(address: String) throws -> OpaquePointer {
+        var bus: OpaquePointer?
+        guard sd_bus_new(&bus) >= 0, let bus else { throw PrivateBusError(description: "sd_bus_new failed") }
+        guard sd_bus_set_address(bus, address) >= 0, sd_bus_set_bus_client(bus, 1) >= 0, sd_bus_start(bus) >= 0 else {
+            sd_bus_unref(bus)
+            throw PrivateBusError(description: "cannot connect to \(address)")
         }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
-        }
+        return bus
     }
 
     /// Stops the bus and removes its socket.

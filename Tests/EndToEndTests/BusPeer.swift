@@ -1,24 +1,6 @@
+import AuthTestSupport
 import CSystemd
 import Foundation
-
-/// A private dbus-daemon standing in for the system bus (CI containers have none), started in
-/// the stack's directory and stopped with it.
-final class FakeSystemBus: @unchecked Sendable {
-    // Unchecked: used from one test at a time.
-    let address: String
-    private let daemon: Spawned
-
-    init(in stack: Stack) throws {
-        let socket = stack.directory.appendingPathComponent("system_bus_socket").path
-        let config = Binaries.repositoryRoot.appendingPathComponent("scripts/dbus-session-no-activation.conf").path
-        daemon = try Spawned("/usr/bin/dbus-daemon", ["--config-file=\(config)", "--address=unix:path=\(socket)", "--nofork", "--print-address"],
-                             environment: stack.environment, in: stack.directory, name: "system-bus")
-        guard daemon.waitForOutput({ $0.contains("unix:path=") }) else { throw StackError("dbus-daemon did not start: \(daemon.stderr)") }
-        address = "unix:path=\(socket)"
-    }
-
-    func stop() { daemon.stop() }
-}
 
 /// One sd-bus connection to a bus, optionally owning a well-known name: a fake logind (owning
 /// `org.freedesktop.login1`) or an impostor sending the same signal from an unnamed connection.
@@ -27,12 +9,7 @@ final class BusPeer: @unchecked Sendable {
     private let bus: OpaquePointer
 
     init(address: String, owning name: String?) throws {
-        var bus: OpaquePointer?
-        guard sd_bus_new(&bus) >= 0, let bus else { throw StackError("sd_bus_new failed") }
-        self.bus = bus
-        guard sd_bus_set_address(bus, address) >= 0, sd_bus_set_bus_client(bus, 1) >= 0, sd_bus_start(bus) >= 0 else {
-            throw StackError("cannot connect to \(address)")
-        }
+        bus = try PrivateBus.connect(address: address)
         if let name {
             let result = sd_bus_request_name(bus, name, 0)
             guard result >= 0 else { throw StackError("cannot own \(name): \(String(cString: strerror(-result)))") }
