@@ -48,7 +48,8 @@ public struct RequestDispatcher: SocketRequestHandler {
     /// and the app needs no asking: the common case, kept off actors and task switches
     /// (benchmark P1). Everything else, errors included, takes `handle`.
     public func answerAtOnce(line: Data, connection: ConnectionContext) -> Data? {
-        guard case .success(let envelope) = RPCCodec.decodeEnvelope(line), envelope.method == Methods.Token.name, envelope.id != nil,
+        // A byte search first: any other method would be decoded twice, here and in `handle`.
+        guard line.range(of: Self.tokenMethodName) != nil, case .success(let envelope) = RPCCodec.decodeEnvelope(line), envelope.method == Methods.Token.name, envelope.id != nil,
               let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw),
               let driver = try? registry.driver(parameters.profile) else { return nil }
         let minimum = parameters.minValidity ?? 0
@@ -58,6 +59,8 @@ public struct RequestDispatcher: SocketRequestHandler {
         logger.trace("request", metadata: ["rpc.method": "\(envelope.method)", "client.pid": "\(connection.peer.pid)"])
         return try? RPCCodec.encodeResult(DaemonMethods.tokenResult(token), id: envelope.id)
     }
+
+    private static let tokenMethodName = Data(Methods.Token.name.utf8)
 
     /// Drops the connection's subscriptions.
     public func connectionClosed(_ connection: ConnectionContext) async {
