@@ -1,4 +1,5 @@
-import AuthIPC
+import AuthdClient
+import AuthProtocol
 import Foundation
 
 /// A development server plus an authd on a private socket, and an authctl runner, for one test.
@@ -86,13 +87,10 @@ final class Stack: @unchecked Sendable {
     /// "" when the daemon on this stack's socket answers `hello`, else why not.
     private func answersHello() -> String {
         do {
-            let connection = try LineConnection.connect(path: socketPath)
+            let connection = try AuthdConnection.connect(socketPath: socketPath)
             defer { connection.close() }
-            connection.setReadTimeout(5)
-            try connection.write(Data(#"{"jsonrpc":"2.0","id":1,"method":"hello","params":{}}"#.utf8 + [0x0A]))
-            guard let line = try connection.readLine() else { return "closed without an answer" }
-            let answer = String(decoding: line, as: UTF8.self)
-            return answer.contains(#""result""#) ? "" : "answered \(answer)"
+            _ = try connection.call(Methods.Hello.self, .init(client: "e2e-stack"), timeout: 5)
+            return ""
         } catch {
             return "\(error)"
         }
