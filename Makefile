@@ -1,10 +1,12 @@
-# make install [PREFIX=~/.local] — binaries, user units, man pages, shell completions and the
-# x-scheme-handler desktop entry that hands custom-scheme sign-in redirects to authd.
+# make install [PREFIX=~/.local] — binaries (authd and authctl's front in bin, authctl-full in
+# libexec/authd), user units, man pages, shell completions and the x-scheme-handler desktop entry
+# that hands custom-scheme sign-in redirects to authd.
 # make uninstall removes exactly what install put there.
 # CONFIGURATION=debug reuses a debug build (the test script does, to save a release build).
 
 PREFIX ?= $(HOME)/.local
 BINDIR ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/authd
 MANDIR ?= $(PREFIX)/share/man
 UNITDIR ?= $(PREFIX)/share/systemd/user
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -17,7 +19,7 @@ SWIFT ?= swift
 BUILT = $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path)
 
 INSTALLED = \
-	$(BINDIR)/authd $(BINDIR)/authctl \
+	$(BINDIR)/authd $(BINDIR)/authctl $(LIBEXECDIR)/authctl-full \
 	$(UNITDIR)/authd.service $(UNITDIR)/authd.socket \
 	$(MANDIR)/man1/authctl.1 $(MANDIR)/man5/authd.conf.5 $(MANDIR)/man7/authd-protocol.7 $(MANDIR)/man8/authd.8 \
 	$(BASHCOMPDIR)/authctl $(ZSHCOMPDIR)/_authctl $(FISHCOMPDIR)/authctl.fish \
@@ -30,12 +32,16 @@ all: build
 build:
 	$(SWIFT) build -c $(CONFIGURATION) --product authd
 	$(SWIFT) build -c $(CONFIGURATION) --product authctl
+	$(SWIFT) build -c $(CONFIGURATION) --product authctl-full
 
 install: build
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
 		$(DESTDIR)$(APPLICATIONSDIR)
 	install -m 755 $(BUILT)/authd $(BUILT)/authctl $(DESTDIR)$(BINDIR)/
+	# authctl is a small front that runs authctl-full, found at ../libexec/authd from its own
+	# folder, for every command but `authctl token`; LIBEXECDIR must stay there.
+	install -m 755 $(BUILT)/authctl-full $(DESTDIR)$(LIBEXECDIR)/
 	sed 's|^ExecStart=.*|ExecStart=$(BINDIR)/authd|' systemd/authd.service > $(DESTDIR)$(UNITDIR)/authd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/authd.service
 	install -m 644 systemd/authd.socket $(DESTDIR)$(UNITDIR)/
@@ -52,3 +58,4 @@ install: build
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR) 2>/dev/null || true

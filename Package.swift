@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "authd", targets: ["authd"]),
         .executable(name: "authctl", targets: ["authctl"]),
+        .executable(name: "authctl-full", targets: ["authctl-full"]),
         .executable(name: "authd-dev-server", targets: ["authd-dev-server"]),
         .library(name: "AuthdClient", targets: ["AuthdClient"]),
     ],
@@ -28,7 +29,10 @@ let package = Package(
         // The wire contract: JSON-RPC envelope, methods, events, errors.
         .target(name: "AuthProtocol"),
         // Client side of the Unix-socket transport: paths, framing, blocking POSIX connection.
-        .target(name: "AuthIPC", dependencies: ["AuthProtocol"]),
+        // Without Foundation, so that authctl's front can use it and still start like a hello-world.
+        .target(name: "AuthSocket"),
+        // AuthSocket plus its errors' texts for Foundation's `localizedDescription`.
+        .target(name: "AuthIPC", dependencies: ["AuthSocket", "AuthProtocol"]),
         // Server side of the transport on SwiftNIO: listener, line framing, peer credentials.
         .target(name: "AuthSocketServer", dependencies: [
             "AuthIPC",
@@ -71,10 +75,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // Linked with the Swift runtime and Foundation inside: `$(authctl token)` runs in scripts and
-        // prompts, and loading the shared libraries was most of its start-up (benchmark P2). Release
-        // builds only: a debug build does not link Foundation statically.
-        .executableTarget(name: "authctl", dependencies: [
+        // authctl's front: answers `authctl token` itself and hands everything else to authctl-full
+        // by exec. No Foundation and the Swift runtime linked inside, so that `$(authctl token)` in
+        // scripts and prompts starts like a hello-world (benchmark P2). Release builds only: a debug
+        // build does not link statically.
+        .executableTarget(name: "authctl", dependencies: ["AuthSocket"],
+                          swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+                          linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
+        // The whole command-line tool, installed in libexec/authd and run by the front; linked the
+        // same way, since `authctl status` sits in prompts too.
+        .executableTarget(name: "authctl-full", dependencies: [
             "AuthdClient", "AuthProtocol", "AuthConfig", "AuthIPC",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],

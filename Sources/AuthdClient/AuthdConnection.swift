@@ -49,7 +49,7 @@ public final class AuthdConnection: @unchecked Sendable {
             guard let line = try io({ () throws(IPCError) in try connection.readLine() }) else {
                 throw .daemonUnavailable(IPCError.closedByDaemon.localizedDescription)
             }
-            switch try Self.meaning(of: line, answering: id, method) {
+            switch try Self.meaning(of: Data(line), answering: id, method) {
             case .answer(let result): return result
             case .event(let event): pendingEvents.append(event)
             case .other: continue
@@ -68,7 +68,7 @@ public final class AuthdConnection: @unchecked Sendable {
     }
 
     /// Interprets `line` as `call` does: an error answer (or a notice with a null id) throws.
-    /// For callers that did their own I/O, such as `authctl token`'s lean start.
+    /// For callers that did their own I/O, such as `authctl token` given its front's answer.
     public static func meaning<M: RPCMethod>(of line: Data, answering id: RPCID, _ method: M.Type) throws(AuthdClientError) -> LineMeaning<M.Result> {
         let decoder = RPCCodec.makeDecoder()
         guard let probe = try? decoder.decode(RPCInboundProbe.self, from: line) else {
@@ -105,7 +105,7 @@ public final class AuthdConnection: @unchecked Sendable {
         connection.setReadTimeout(nil)
         while true {
             guard let line = try io({ () throws(IPCError) in try connection.readLine() }) else { return nil }
-            if let notification = try? RPCCodec.makeDecoder().decode(RPCNotificationIn<AuthEventMessage>.self, from: line),
+            if let notification = try? RPCCodec.makeDecoder().decode(RPCNotificationIn<AuthEventMessage>.self, from: Data(line)),
                notification.method == AuthEventMessage.method {
                 return notification.params
             }

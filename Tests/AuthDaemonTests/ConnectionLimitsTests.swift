@@ -8,7 +8,7 @@ import Testing
 /// The limits that keep one client from hurting the others, on a real socket.
 @Suite struct ConnectionLimitsTests {
     /// The reason of an error line with a null id (a connection notice).
-    private func notice(_ line: Data?) -> String? {
+    private func notice(_ line: [UInt8]?) -> String? {
         let message = object(line)
         guard message["id"] is NSNull, let error = message["error"] as? [String: Any] else { return nil }
         return (error["data"] as? [String: Any])?["reason"] as? String
@@ -38,7 +38,7 @@ import Testing
                 fourth.setReadTimeout(20)
                 let refusal = try fourth.readLine()
                 #expect(notice(refusal) == "busy")
-                #expect(String(decoding: refusal ?? Data(), as: UTF8.self).contains("maximum of 3 connections"))
+                #expect(String(decoding: refusal ?? [], as: UTF8.self).contains("maximum of 3 connections"))
                 #expect(try fourth.readLine() == nil)
 
                 third?.close()
@@ -111,7 +111,7 @@ import Testing
                 // Meanwhile the other client is served as usual.
                 for _ in 0..<50 { #expect(try client.call(Methods.Token.self, .init()).accessToken.isEmpty == false) }
 
-                var lines: [Data] = []
+                var lines: [[UInt8]] = []
                 while let line = try hog.readLine() { lines.append(line) }
                 #expect(lines.count < 8000)   // dropped, not served in full
                 #expect(notice(lines.last) == "too_slow")

@@ -61,10 +61,10 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
 }
 
 /// The JSON object of a line.
-func object(_ line: Data?) -> [String: Any] {
+func object(_ line: [UInt8]?) -> [String: Any] {
     guard let line else { return [:] }
-    return (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] ?? [:]
+    return (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] ?? [:]
 }
 
 /// The error code of a response line.
-func errorCode(_ line: Data?) -> Int? { (object(line)["error"] as? [String: Any])?["code"] as? Int }
+func errorCode(_ line: [UInt8]?) -> Int? { (object(line)["error"] as? [String: Any])?["code"] as? Int }

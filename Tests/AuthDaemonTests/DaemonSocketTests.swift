@@ -100,7 +100,7 @@ import Testing
                 try? raw.write(Data(repeating: UInt8(ascii: "x"), count: 70 * 1024))
                 let answer = try raw.readLine()
                 #expect(errorCode(answer) == -32600)
-                #expect(String(decoding: answer ?? Data(), as: UTF8.self).contains("longer than 65536 bytes"))
+                #expect(String(decoding: answer ?? [], as: UTF8.self).contains("longer than 65536 bytes"))
                 #expect(try raw.readLine() == nil) // closed
                 let other = try daemon.connect()
                 #expect(try other.call(Methods.Status.self, .init()).state == "signed_out")

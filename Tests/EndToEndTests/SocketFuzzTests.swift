@@ -38,7 +38,7 @@ struct SocketFuzzTests {
                 do {
                     while let line = try connection.readLine() {
                         linesAnswered += 1
-                        if (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] == nil { notJSON += 1 }
+                        if (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] == nil { notJSON += 1 }
                     }
                 } catch {
                     leftOpen += 1

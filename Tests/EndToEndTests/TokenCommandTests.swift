@@ -2,46 +2,80 @@ import AuthTestSupport
 import Foundation
 import Testing
 
-/// `authctl token`'s lean path (plain `token` and `token --profile NAME`) against the ordinary
-/// one (any other option, here `--min-valid 0`): the same token, and for every refusal the same
-/// message and exit code.
+/// `authctl token` through the front (which sends the request itself and hands any answer it
+/// does not print to authctl-full on a pipe) against authctl-full run directly, which asks authd
+/// itself: the same token, the same JSON, and for every refusal the same message and exit code.
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct TokenCommandTests {
-    @Test func theLeanPathAnswersAsTheOrdinaryOne() async throws {
+    /// authctl-full on its own: the ordinary path, no front and no handed-over answer.
+    private func full(_ stack: Stack, _ arguments: [String]) throws -> Completed {
+        try runCommand(Binaries.path("authctl-full"), arguments, environment: stack.environment, timeout: 60)
+    }
+
+    @Test func signedInTheFrontPrintsWhatAuthctlFullPrintsAndIsTheOnlyAppSeen() async throws {
         try await Stack.running("token", lifetime: 3600) { stack in
             try stack.signUp(email: "token@example.com", password: "token-password")
             try stack.startDaemon()
-
-            // Signed out: exit 4 and the same words both ways.
-            let leanSignedOut = try stack.authctl(["token"])
-            let ordinarySignedOut = try stack.authctl(["token", "--min-valid", "0"])
-            #expect(leanSignedOut.status == 4 && ordinarySignedOut.status == 4)
-            #expect(leanSignedOut.stderr == ordinarySignedOut.stderr && leanSignedOut.stderr.contains("authctl login"), "\(leanSignedOut.stderr)")
-            #expect(leanSignedOut.stdout.isEmpty)
-
             let login = try stack.authctl(["login", "--email", "token@example.com", "--password-stdin"], input: "token-password\n")
             #expect(login.status == 0, "\(login.stderr)")
-            let lean = try stack.authctl(["token"])
-            let named = try stack.authctl(["token", "--profile", stack.profile])
-            let ordinary = try stack.authctl(["token", "--min-valid", "0"])
-            #expect(lean.status == 0 && named.status == 0 && ordinary.status == 0)
-            #expect(lean.stdout == ordinary.stdout && named.stdout == ordinary.stdout)
-            #expect(lean.stdout.split(separator: ".").count == 3 && lean.stdout.hasSuffix("\n"))
 
-            // An unknown profile: the same refusal both ways.
-            let leanUnknown = try stack.authctl(["token", "--profile", "nope"])
-            let ordinaryUnknown = try stack.authctl(["token", "--profile", "nope", "--min-valid", "0"])
-            #expect(leanUnknown.status != 0 && leanUnknown.status == ordinaryUnknown.status)
-            #expect(leanUnknown.stderr == ordinaryUnknown.stderr && leanUnknown.stderr.contains("no profile named 'nope'"), "\(leanUnknown.stderr)")
+            let plain = try stack.authctl(["token"])
+            let options = try stack.authctl(["token", "--profile", stack.profile, "--min-valid=60", "--socket", stack.socketPath])
+            let json = try stack.authctl(["token", "--json"])
+            let unknown = try stack.authctl(["token", "--profile", "nope"])
+            let escaped = try stack.authctl(["token", "--profile", #"we"ird\name"#])
+
+            // Every token request so far came from one executable, the front, whatever the
+            // options and answers: an app policy of `ask` must see one app, not two.
+            let apps = try stack.authctl(["apps", "--json"])
+            let listed = try #require(try JSONSerialization.jsonObject(with: Data(apps.stdout.utf8)) as? [String: Any])
+            let executables = (listed["apps"] as? [[String: Any]] ?? []).compactMap { $0["executable"] as? String }
+            #expect(executables.count == 1 && executables.allSatisfy { $0.hasSuffix("/authctl") }, "\(executables)")
+
+            let reference = try full(stack, ["token"])
+            #expect(plain.status == 0 && options.status == 0 && reference.status == 0)
+            #expect(plain.stdout == reference.stdout && options.stdout == reference.stdout)
+            #expect(plain.stdout.split(separator: ".").count == 3 && plain.stdout.hasSuffix("\n"))
+
+            // --json: the front's answer, formatted by authctl-full, is what authctl-full prints.
+            let referenceJSON = try full(stack, ["token", "--json"])
+            #expect(json.status == 0 && json.stdout == referenceJSON.stdout, "\(json.stdout) \(json.stderr)")
+            #expect(json.stdout.contains(#""access_token""#))
+
+            // An unknown profile, and one whose name needs escaping in JSON: the same refusal.
+            for (front, name) in [(unknown, "nope"), (escaped, #"we"ird\name"#)] {
+                let reference = try full(stack, ["token", "--profile", name])
+                #expect(front.status != 0 && front.status == reference.status)
+                #expect(front.stderr == reference.stderr && front.stderr.contains("no profile named '\(name)'"), "\(front.stderr)")
+            }
         }
     }
 
-    @Test func withoutADaemonTheLeanPathSaysWhatTheOrdinaryOneSays() async throws {
-        try await Stack.running("token-nodaemon", lifetime: 3600) { stack in
-            let lean = try stack.authctl(["token"])
-            let ordinary = try stack.authctl(["token", "--min-valid", "0"])
-            #expect(lean.status == 3 && ordinary.status == 3)
-            #expect(lean.stderr == ordinary.stderr && lean.stderr.contains("authd is not running"), "\(lean.stderr)")
+    @Test func withoutADaemonOrSignedOutTheFrontSaysWhatAuthctlFullSays() async throws {
+        try await Stack.running("token-signed-out", lifetime: 3600) { stack in
+            let front = try stack.authctl(["token"])
+            let reference = try full(stack, ["token"])
+            #expect(front.status == 3 && reference.status == 3)
+            #expect(front.stderr == reference.stderr && front.stderr.contains("authd is not running"), "\(front.stderr)")
+
+            try stack.startDaemon()
+            let signedOut = try stack.authctl(["token"])
+            let referenceSignedOut = try full(stack, ["token"])
+            #expect(signedOut.status == 4 && referenceSignedOut.status == 4)
+            #expect(signedOut.stderr == referenceSignedOut.stderr && signedOut.stderr.contains("authctl login"), "\(signedOut.stderr)")
+            #expect(signedOut.stdout.isEmpty)
+        }
+    }
+
+    @Test func optionsTheFrontDoesNotKnowReachAuthctlFull() async throws {
+        try await Stack.running("token-usage", lifetime: 3600) { stack in
+            let help = try stack.authctl(["token", "--help"])
+            #expect(help.status == 0 && help.stdout.contains("USAGE: authctl token"), "\(help.stdout)")
+            #expect(!help.stdout.contains("answer-fd"))
+            let typo = try stack.authctl(["token", "--min-vaild", "5"])
+            #expect(typo.status == 64 && typo.stderr.contains("Unknown option '--min-vaild'"), "\(typo.stderr)")
+            let negative = try stack.authctl(["token", "--min-valid=-1"])
+            #expect(negative.status == 64 && negative.stderr.contains("--min-valid must not be negative"), "\(negative.stderr)")
         }
     }
 }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where the daemon's socket lives.
 public enum SocketPath {
@@ -9,28 +11,28 @@ public enum SocketPath {
 
     /// The socket path: `$AUTHD_SOCKET` when set, else `$XDG_RUNTIME_DIR/authd/authd.sock`.
     /// Without `XDG_RUNTIME_DIR`, `/run/user/<uid>` is used when it exists (as systemd creates it).
-    public static func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SocketPathError) -> String {
+    public static func resolve(environment: [String: String] = ProcessEnvironment.variables()) throws(SocketPathError) -> String {
         if let explicit = environment["AUTHD_SOCKET"], !explicit.isEmpty { return explicit }
         return try runtimeDirectory(environment: environment) + "/\(directoryName)/\(fileName)"
     }
 
     /// `$XDG_RUNTIME_DIR`, or `/run/user/<uid>` when that exists.
-    public static func runtimeDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SocketPathError) -> String {
+    public static func runtimeDirectory(environment: [String: String] = ProcessEnvironment.variables()) throws(SocketPathError) -> String {
         if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime }
         let fallback = "/run/user/\(getuid())"
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: fallback, isDirectory: &isDirectory), isDirectory.boolValue { return fallback }
+        var info = stat()
+        if stat(fallback, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return fallback }
         throw .noRuntimeDirectory
     }
 }
 
 /// The socket path could not be worked out.
-public enum SocketPathError: Error, LocalizedError, Sendable {
+public enum SocketPathError: Error, Sendable, CustomStringConvertible {
     /// Neither `XDG_RUNTIME_DIR` nor `/run/user/<uid>` exists.
     case noRuntimeDirectory
 
     /// What to do about it.
-    public var errorDescription: String? {
+    public var description: String {
         "XDG_RUNTIME_DIR is not set and /run/user/\(getuid()) does not exist: set XDG_RUNTIME_DIR or pass --socket PATH (or AUTHD_SOCKET)"
     }
 }

@@ -1,14 +1,14 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A blocking, newline-framed connection to a Unix socket. Small on purpose: short-lived clients
-/// (authctl, scripts) pay nothing for an event loop they would use once.
+/// (authctl, scripts) pay nothing for an event loop they would use once, and nothing for
+/// Foundation either (see `authctl`'s front).
 public final class LineConnection: @unchecked Sendable {
     // Unchecked: the fd and buffer are used from one thread at a time by contract (one caller).
     private let fd: Int32
-    private var buffer = Data()
+    private var buffer: [UInt8] = []
     private var closed = false
     /// The longest line accepted from the daemon.
     public let maxLineLength: Int
@@ -51,8 +51,8 @@ public final class LineConnection: @unchecked Sendable {
         return LineConnection(fd: fd, maxLineLength: maxLineLength)
     }
 
-    /// Sets how long `readLine` may block; nil waits forever.
-    public func setReadTimeout(_ seconds: TimeInterval?) {
+    /// Sets how long `readLine` may block, in seconds; nil waits forever.
+    public func setReadTimeout(_ seconds: Double?) {
         var value = timeval()
         if let seconds {
             value.tv_sec = Int(seconds)
@@ -61,10 +61,10 @@ public final class LineConnection: @unchecked Sendable {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    /// Writes all of `data`.
-    public func write(_ data: Data) throws(IPCError) {
+    /// Writes all of `bytes` (an array, `Data` or any other collection of bytes).
+    public func write(_ bytes: some Collection<UInt8>) throws(IPCError) {
         var failure: IPCError?
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+        Array(bytes).withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             var offset = 0
             while offset < raw.count {
                 let written = send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
@@ -80,12 +80,12 @@ public final class LineConnection: @unchecked Sendable {
     }
 
     /// Reads one line without its newline; nil when the daemon closed the connection.
-    public func readLine() throws(IPCError) -> Data? {
+    public func readLine() throws(IPCError) -> [UInt8]? {
         while true {
             if let newline = buffer.firstIndex(of: 0x0A) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return Data(line)
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                return line
             }
             if buffer.count > maxLineLength { throw .io("the daemon sent a line longer than \(maxLineLength) bytes") }
             var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -117,30 +117,5 @@ public final class LineConnection: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         Glibc.close(fd)
-    }
-}
-
-/// Why talking to the daemon failed.
-public enum IPCError: Error, Sendable, Equatable {
-    /// Nothing listens on the socket.
-    case daemonNotRunning(path: String)
-    /// The daemon did not answer in time.
-    case timedOut
-    /// The daemon closed the connection.
-    case closedByDaemon
-    /// Any other socket error.
-    case io(String)
-}
-
-extension IPCError: LocalizedError {
-    /// What happened and what to do.
-    public var errorDescription: String? {
-        switch self {
-        case .daemonNotRunning(let path):
-            return "authd is not running (nothing listens on \(path)). Start it with 'systemctl --user enable --now authd.socket' (after 'make install'), or run 'authd' in a terminal"
-        case .timedOut: return "authd did not answer in time"
-        case .closedByDaemon: return "authd closed the connection"
-        case .io(let detail): return "cannot talk to authd: \(detail)"
-        }
     }
 }

@@ -3,7 +3,8 @@ import AuthdClient
 import AuthProtocol
 import Foundation
 
-/// `authctl`: talk to authd. Data goes to stdout, diagnostics to stderr.
+/// `authctl`: talk to authd. Data goes to stdout, diagnostics to stderr. This is authctl-full,
+/// which the `authctl` front runs for everything but the plain `authctl token`.
 @main
 struct Authctl: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,18 +18,6 @@ struct Authctl: ParsableCommand {
         version: AuthdVersion.string,
         subcommands: [Status.self, Login.self, Signup.self, Verify.self, ResetPassword.self, UserCommand.self, Nonce.self, OpenURL.self,
                       Token.self, Logout.self, Watch.self, Apps.self, Profile.self, Doctor.self])
-
-    /// Runs the command line; `authctl token` may take the lean path first (see QuickToken).
-    static func main() {
-        switch QuickToken.attempt(Array(CommandLine.arguments.dropFirst())) {
-        case .printed:
-            return
-        case .answered(let line):
-            Token.finish(answer: line)
-        case .notHandled:
-            main(nil)
-        }
-    }
 }
 
 /// Options every subcommand takes.

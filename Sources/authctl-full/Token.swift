@@ -1,0 +1,53 @@
+import ArgumentParser
+import AuthdClient
+import AuthProtocol
+import Foundation
+
+/// `authctl token`: print a bearer token, and nothing else, for `$(authctl token)`.
+struct Token: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print an access token (only the token) for use as a bearer token.",
+        discussion: "Example: curl -H \"Authorization: Bearer $(authctl token)\" https://<ref>.supabase.co/rest/v1/...")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .customLong("min-valid"), help: "Seconds the token must stay valid; authd refreshes first if needed.")
+    var minValid: Int = 0
+
+    @Flag(help: "Print token, type and expiry as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        if minValid < 0 { throw ValidationError("--min-valid must not be negative") }
+    }
+
+    /// The answer authctl's front already received to its own token request (request id 1),
+    /// on a pipe; set by the front only.
+    @Option(name: .customLong("answer-fd"), help: ArgumentHelp(visibility: .private))
+    var answerFD: Int32?
+
+    func run() throws {
+        try runReporting {
+            let token: Methods.Token.Result
+            if let answerFD, let handedOver = try Self.interpret(answerFrom: answerFD) {
+                token = handedOver
+            } else {
+                let connection = try global.connect()
+                token = try connection.call(Methods.Token.self, .init(profile: global.profile, minValidity: minValid), timeout: 60)
+            }
+            if json { try printJSON(token) } else { print(token.accessToken) }
+        }
+    }
+
+    /// The token in the answer the front handed over on `descriptor`; an error answer throws as
+    /// the ordinary call would. Nil when the pipe holds no answer to the front's request, and
+    /// this command then asks authd itself.
+    private static func interpret(answerFrom descriptor: Int32) throws -> Methods.Token.Result? {
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        guard let data = try handle.readToEnd(), let newline = data.firstIndex(of: 0x0A) else { return nil }
+        switch try AuthdConnection.meaning(of: data[..<newline], answering: .number(1), Methods.Token.self) {
+        case .answer(let token): return token
+        case .event, .other: return nil
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import AuthSocket
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An `authctl token` command line the front sends itself: every option `token` takes
+/// (`--profile`, `--socket`, `--min-valid`, `--json`), each at most once. Anything else
+/// (`--help`, a typo, a value authctl-full would reject) is left to authctl-full, which reports it
+/// before it connects.
+struct TokenRequest {
+    /// The request's id; authctl-full interprets a handed-over answer with this id.
+    static let id = 1
+
+    private var profile: String?
+    private var socket: String?
+    private var minValid: Int?
+    /// `--json`: the answer is always handed to authctl-full, which formats it.
+    private var json = false
+
+    /// Parses the arguments after the program name; nil when they are not a `token` command
+    /// line this front understands.
+    init?(arguments: [String]) {
+        guard arguments.first == "token" else { return nil }
+        var rest = arguments.dropFirst()
+        var seen: Set<String> = []
+        while let argument = rest.popFirst() {
+            var name = argument
+            var value: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                value = String(argument[argument.index(after: equals)...])
+            }
+            guard seen.insert(name).inserted else { return nil }
+            switch name {
+            case "--json":
+                guard value == nil else { return nil }
+                json = true
+            case "--profile", "--socket", "--min-valid":
+                guard let given = value ?? rest.popFirst(), !given.isEmpty, !given.hasPrefix("-") else { return nil }
+                if name == "--profile" { profile = given }
+                if name == "--socket" { socket = given }
+                if name == "--min-valid" {
+                    guard let seconds = Int(given), seconds >= 0 else { return nil }
+                    minValid = seconds
+                }
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// The JSON-RPC request line, newline included.
+    var line: [UInt8] {
+        var params: [String] = []
+        if let profile { params.append(#""profile":"# + JSONText.quoted(profile)) }
+        if let minValid { params.append(#""min_validity":\#(minValid)"#) }
+        let text = #"{"jsonrpc":"2.0","id":\#(Self.id),"method":"session.token","params":{"# + params.joined(separator: ",") + "}}\n"
+        return Array(text.utf8)
+    }
+
+    /// What sending it came to.
+    enum Outcome {
+        /// The token was printed.
+        case printed
+        /// authd answered, but with something to interpret or format (an error, `--json`).
+        case answered([UInt8])
+        /// No socket path, no daemon, or no answer: authctl-full runs the whole command and
+        /// says what went wrong.
+        case noAnswer
+    }
+
+    /// Sends the request and prints a plain token, or says what else came back.
+    func send() -> Outcome {
+        guard let path = socket ?? (try? SocketPath.resolve()),
+              let connection = try? LineConnection.connect(path: path) else { return .noAnswer }
+        defer { connection.close() }
+        // authctl-full's bound: a refresh, or an app approval, may take a while.
+        connection.setReadTimeout(60)
+        guard (try? connection.write(line)) != nil, let answer = try? connection.readLine() else { return .noAnswer }
+        guard !json, var token = TokenAnswer.plainToken(in: answer, id: Self.id) else { return .answered(answer) }
+        token.append(0x0A)
+        let written = token.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        // A short or failed write (a closed pipe) is left to authctl-full to report.
+        return written == token.count ? .printed : .answered(answer)
+    }
+}
