@@ -11,14 +11,25 @@ public enum SocketPath {
 
     /// The socket path: `$AUTHD_SOCKET` when set, else `$XDG_RUNTIME_DIR/authd/authd.sock`.
     /// Without `XDG_RUNTIME_DIR`, `/run/user/<uid>` is used when it exists (as systemd creates it).
-    public static func resolve(environment: [String: String] = ProcessEnvironment.variables()) throws(SocketPathError) -> String {
-        if let explicit = environment["AUTHD_SOCKET"], !explicit.isEmpty { return explicit }
-        return try runtimeDirectory(environment: environment) + "/\(directoryName)/\(fileName)"
+    public static func resolve(environment: [String: String]) throws(SocketPathError) -> String {
+        try resolve { environment[$0] }
+    }
+
+    /// `resolve(environment:)` for this process's environment.
+    public static func resolve() throws(SocketPathError) -> String {
+        try resolve(variable: ProcessEnvironment.value)
+    }
+
+    // A lookup function rather than a dictionary: authctl's front reads two variables and
+    // should not build a dictionary of all of them first.
+    private static func resolve(variable: (String) -> String?) throws(SocketPathError) -> String {
+        if let explicit = variable("AUTHD_SOCKET"), !explicit.isEmpty { return explicit }
+        return try runtimeDirectory(variable: variable) + "/\(directoryName)/\(fileName)"
     }
 
     /// `$XDG_RUNTIME_DIR`, or `/run/user/<uid>` when that exists.
-    public static func runtimeDirectory(environment: [String: String] = ProcessEnvironment.variables()) throws(SocketPathError) -> String {
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime }
+    private static func runtimeDirectory(variable: (String) -> String?) throws(SocketPathError) -> String {
+        if let runtime = variable("XDG_RUNTIME_DIR"), !runtime.isEmpty { return runtime }
         let fallback = "/run/user/\(getuid())"
         var info = stat()
         if stat(fallback, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return fallback }

@@ -22,7 +22,6 @@ struct TokenRequest {
     init?(arguments: [String]) {
         guard arguments.first == "token" else { return nil }
         var rest = arguments.dropFirst()
-        var seen: Set<String> = []
         while let argument = rest.popFirst() {
             var name = argument
             var value: String?
@@ -30,20 +29,20 @@ struct TokenRequest {
                 name = String(argument[..<equals])
                 value = String(argument[argument.index(after: equals)...])
             }
-            guard seen.insert(name).inserted else { return nil }
-            switch name {
-            case "--json":
-                guard value == nil else { return nil }
+            if name == "--json" {
+                guard value == nil, !json else { return nil }
                 json = true
-            case "--profile", "--socket", "--min-valid":
-                guard let given = value ?? rest.popFirst(), !given.isEmpty, !given.hasPrefix("-") else { return nil }
-                if name == "--profile" { profile = given }
-                if name == "--socket" { socket = given }
-                if name == "--min-valid" {
-                    guard let seconds = Int(given), seconds >= 0 else { return nil }
-                    minValid = seconds
-                }
+                continue
+            }
+            guard let given = value ?? rest.popFirst(), !given.isEmpty, !given.hasPrefix("-") else { return nil }
+            switch name {
+            case "--profile" where profile == nil: profile = given
+            case "--socket" where socket == nil: socket = given
+            case "--min-valid" where minValid == nil:
+                guard let seconds = Int(given), seconds >= 0 else { return nil }
+                minValid = seconds
             default:
+                // Unknown, or given twice: authctl-full decides what that means.
                 return nil
             }
         }
