@@ -76,7 +76,7 @@ final class FuzzWorld: Sendable {
         dispatcher = RequestDispatcher(registry: ProfileRegistry(drivers: [driver], defaultProfile: "default"), logger: logger)
         // The driver must run for token requests to be answered. It lives as long as the process:
         // libFuzzer owns the main thread and never returns to a structured scope we could use.
-        Thread { Self.blockOn { try? await driver.run() } }.start()
+        Thread { Self.blockOn { await driver.run() } }.start()
     }
 
     /// Dispatches one line on a fresh connection and returns every line queued for it.

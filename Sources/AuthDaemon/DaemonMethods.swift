@@ -84,7 +84,7 @@ enum DaemonMethods {
             let profiles = registry.byName.keys.sorted()
             let only = try parameters.profile.map { name throws(RPCErrorObject) in try registry.driver(name).profile }
             var policies: [String: AppAccessPolicy] = [:]
-            for profile in profiles where only == nil || only == profile { policies[profile] = await apps.policy(of: profile) }
+            for profile in profiles where only == nil || only == profile { policies[profile] = apps.policy(of: profile) }
             return Methods.ListApps.Result(apps: await apps.records(profile: only), policies: policies)
         }
 

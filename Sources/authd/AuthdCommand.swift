@@ -185,10 +185,15 @@ struct AuthdCommand: AsyncParsableCommand {
         return configuration
     }
 
-    /// The authctl installed beside this authd: the only program whose app decisions count.
+    /// The authctl installed with this authd: the only program whose app decisions count. That
+    /// is authctl-full, which authctl's front becomes for `authctl apps`: beside authd in a build
+    /// folder, in `../libexec/authd` once installed (`make install`).
     private static func authctlBesideUs() -> Set<String> {
         guard let us = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return [] }
-        return [((us as NSString).deletingLastPathComponent as NSString).appendingPathComponent("authctl")]
+        let folder = (us as NSString).deletingLastPathComponent
+        let prefix = (folder as NSString).deletingLastPathComponent
+        return [(folder as NSString).appendingPathComponent("authctl-full"),
+                (prefix as NSString).appendingPathComponent("libexec/authd/authctl-full")]
     }
 
     /// Every client connection is a descriptor; systemd's default soft limit (1024) would cap the

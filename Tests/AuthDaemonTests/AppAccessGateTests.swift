@@ -23,7 +23,7 @@ import Testing
     @Test func anOpenProfileAdmitsEveryAppAndCountsTheTokens() async throws {
         let gate = gate(.open)
         try await gate.admit(app, profile: "default")
-        await gate.noteTokenHandedOut(to: app, profile: "default", at: Date(timeIntervalSince1970: 1_800_000_000))
+        gate.noteTokenHandedOut(to: app, profile: "default", at: Date(timeIntervalSince1970: 1_800_000_000))
         let records = await gate.records(profile: nil)
         #expect(records == [AppRecord(app: app.app, executable: app.executable, appID: nil, profile: "default", access: "open",
                                       requests: 1, lastUsed: 1_800_000_000)])
