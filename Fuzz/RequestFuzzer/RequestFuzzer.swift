@@ -6,7 +6,8 @@ import AuthTestSupport
 import Foundation
 import Logging
 
-/// Feeds one input, as a request line, through the daemon's decoder and dispatcher (a real
+/// Feeds one input, as a request line, through the byte reader of token requests (checked against
+/// the decoder) and the daemon's decoder and dispatcher (a real
 /// `RequestDispatcher` over a running `SessionDriver` with a fake server and an in-memory
 /// keyring) and checks what came back: every line the daemon queued is one JSON object with
 /// `"jsonrpc":"2.0"`, and a request with an id gets exactly one answer carrying that id.
@@ -18,7 +19,19 @@ enum RequestFuzzer {
     static func run(_ input: Data) {
         // The line framing never hands the dispatcher a newline; the decoder sees what is between.
         for line in input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) where line.count <= 64 * 1024 {
+            checkTokenReader(line: Data(line))
             check(line: Data(line), answers: world.dispatch(Data(line)))
+        }
+    }
+
+    /// The byte-by-byte reader of token requests (the event loop's fast path) agrees with the
+    /// decoder on every line it accepts.
+    private static func checkTokenReader(line: Data) {
+        guard let read = TokenRequestLine(line) else { return }
+        guard case .success(let envelope) = RPCCodec.decodeEnvelope(line), envelope.method == Methods.Token.name, envelope.id == read.id,
+              let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw),
+              parameters.profile == read.parameters.profile, parameters.minValidity == read.parameters.minValidity else {
+            fatalError("the token request reader read a line the decoder reads otherwise")
         }
     }
 

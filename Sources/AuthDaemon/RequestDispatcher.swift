@@ -49,15 +49,24 @@ public struct RequestDispatcher: SocketRequestHandler {
     /// (benchmark P1). Everything else, errors included, takes `handle`.
     public func answerAtOnce(line: Data, connection: ConnectionContext) -> Data? {
         // A byte search first: any other method would be decoded twice, here and in `handle`.
-        guard line.range(of: Self.tokenMethodName) != nil, case .success(let envelope) = RPCCodec.decodeEnvelope(line), envelope.method == Methods.Token.name, envelope.id != nil,
-              let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw),
+        guard line.range(of: Self.tokenMethodName) != nil, let (id, parameters) = Self.tokenRequest(in: line),
               let driver = try? registry.driver(parameters.profile) else { return nil }
         let minimum = parameters.minValidity ?? 0
         guard minimum >= 0, let token = driver.tokenAtOnce(validFor: TimeInterval(minimum)),
               apps.admitAtOnce(connection.client, profile: driver.profile) else { return nil }
         apps.noteTokenHandedOut(to: connection.client, profile: driver.profile)
-        logger.trace("request", metadata: ["rpc.method": "\(envelope.method)", "client.pid": "\(connection.peer.pid)"])
-        return try? RPCCodec.encodeResult(DaemonMethods.tokenResult(token), id: envelope.id)
+        logger.trace("request", metadata: ["rpc.method": "\(Methods.Token.name)", "client.pid": "\(connection.peer.pid)"])
+        let result = DaemonMethods.tokenResult(token)
+        return TokenAnswerLine.encode(result, id: id) ?? (try? RPCCodec.encodeResult(result, id: id))
+    }
+
+    /// The id and parameters of a `session.token` request: read byte by byte when the line has the
+    /// common shape, else decoded as `handle` would.
+    private static func tokenRequest(in line: Data) -> (RPCID, Methods.Token.Parameters)? {
+        if let request = TokenRequestLine(line) { return (request.id, request.parameters) }
+        guard case .success(let envelope) = RPCCodec.decodeEnvelope(line), envelope.method == Methods.Token.name, let id = envelope.id,
+              let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw) else { return nil }
+        return (id, parameters)
     }
 
     private static let tokenMethodName = Data(Methods.Token.name.utf8)

@@ -1,0 +1,123 @@
+import AuthProtocol
+import Foundation
+import Testing
+
+/// The token request read byte by byte and its answer written by hand, against the ordinary
+/// decoder and encoder, which stay the reference for what a line means.
+@Suite struct TokenLineTests {
+    /// What the ordinary path reads from `line`: nil when it is not a `session.token` request with
+    /// an id and valid params.
+    private func decoded(_ line: String) -> TokenRequestLine.Reading? {
+        guard case .success(let envelope) = RPCCodec.decodeEnvelope(Data(line.utf8)), envelope.method == Methods.Token.name,
+              let id = envelope.id, let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw) else { return nil }
+        return .init(id: id, profile: parameters.profile, minValidity: parameters.minValidity)
+    }
+
+    private func read(_ line: String) -> TokenRequestLine.Reading? {
+        TokenRequestLine(Data(line.utf8)).map { .init(id: $0.id, profile: $0.parameters.profile, minValidity: $0.parameters.minValidity) }
+    }
+
+    @Test func theCommonShapesAreReadAsTheDecoderReadsThem() {
+        let lines: [(String, TokenRequestLine.Reading)] = [
+            (#"{"jsonrpc":"2.0","id":1,"method":"session.token","params":{}}"#, .init(id: .number(1), profile: nil, minValidity: nil)),
+            (#"{"jsonrpc":"2.0","id":7,"method":"session.token"}"#, .init(id: .number(7), profile: nil, minValidity: nil)),
+            (#"{"method":"session.token","params":{"min_validity":60,"profile":"work"},"id":"a-1","jsonrpc":"2.0"}"#,
+             .init(id: .string("a-1"), profile: "work", minValidity: 60)),
+            (" {\t\"jsonrpc\" : \"2.0\" , \"id\" : -9223372036854775808 , \"method\" : \"session.token\" , \"params\" : { \"profile\" : \"p/q\" } }\r",
+             .init(id: .number(.min), profile: "p/q", minValidity: nil)),
+            (#"{"jsonrpc":"2.0","id":0,"method":"session.token","params":{"min_validity":-5}}"#, .init(id: .number(0), profile: nil, minValidity: -5)),
+        ]
+        for (line, expected) in lines {
+            #expect(read(line) == expected, "\(line)")
+            #expect(decoded(line) == expected, "\(line)")
+        }
+    }
+
+    @Test func everyOtherShapeIsLeftToTheDecoder() {
+        let lines = [
+            #"{"jsonrpc":"2.0","id":1,"method":"session.status","params":{}}"#,            // another method
+            #"{"jsonrpc":"1.0","id":1,"method":"session.token"}"#,                          // another version
+            #"{"jsonrpc":"2.0","method":"session.token"}"#,                                  // a notification
+            #"{"jsonrpc":"2.0","id":null,"method":"session.token"}"#,                        // null id
+            #"{"jsonrpc":"2.0","id":1,"id":2,"method":"session.token"}"#,                    // a key twice
+            #"{"jsonrpc":"2.0","id":1,"method":"session.token","extra":true}"#,              // another key
+            #"{"jsonrpc":"2.0","id":1,"method":"session.token","params":{"profile":"a\"b"}}"#, // an escape
+            #"{"jsonrpc":"2.0","id":"\u0031","method":"session.token"}"#,                    // an escaped id
+            #"{"jsonrpc":"2.0","id":1.0,"method":"session.token"}"#,                         // a fraction
+            #"{"jsonrpc":"2.0","id":1e3,"method":"session.token"}"#,                         // an exponent
+            #"{"jsonrpc":"2.0","id":01,"method":"session.token"}"#,                          // a leading zero
+            #"{"jsonrpc":"2.0","id":9223372036854775808,"method":"session.token"}"#,         // too big
+            #"{"jsonrpc":"2.0","id":1,"method":"session.token","params":{"min_validity":null}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"session.token","params":[]}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"session.token","params":{"profile":"ü"}}"#,  // not ASCII
+            #"{"jsonrpc":"2.0","id":1,"method":"session.token"}}"#,                          // trailing bytes
+            #"{"jsonrpc":"2.0","id":1,"method":"session.token""#,                            // cut short
+            #"{"jsonrpc":"2.0","id":1,"method":"session.token",}"#,                          // trailing comma
+            #"{"jsonrpc":"2.0" "id":1,"method":"session.token"}"#,                           // missing comma
+            "",
+        ]
+        for line in lines { #expect(read(line) == nil, "\(line)") }
+    }
+
+    /// Lines cut, spliced and flipped at random from valid ones: whatever the byte reader accepts,
+    /// the decoder reads the same way.
+    @Test func whateverIsReadTheDecoderReadsTheSame() {
+        let seeds = [
+            #"{"jsonrpc":"2.0","id":12,"method":"session.token","params":{"profile":"default","min_validity":30}}"#,
+            #"{"params":{},"id":"x","method":"session.token","jsonrpc":"2.0"}"#,
+        ].map { Array($0.utf8) }
+        let alphabet = Array(#"{}[]":, 0123456789-.eE\"#.utf8) + [0x09, 0x0D, 0xC3, 0xBC]
+        var generator = SplitMix(seed: 0x5EED)
+        var accepted = 0
+        for round in 0..<20_000 {
+            var bytes = seeds[round % seeds.count]
+            for _ in 0..<(1 + Int(generator.next() % 3)) {
+                let position = Int(generator.next() % UInt64(bytes.count + 1))
+                switch generator.next() % 3 {
+                case 0 where position < bytes.count: bytes.remove(at: position)
+                case 1: bytes.insert(alphabet[Int(generator.next() % UInt64(alphabet.count))], at: position)
+                default: if position < bytes.count { bytes[position] = alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+                }
+            }
+            let line = String(decoding: bytes, as: UTF8.self)
+            guard let reading = read(line) else { continue }
+            accepted += 1
+            #expect(decoded(line) == reading, "\(line)")
+        }
+        // Some mutations keep the shape (spaces, other digits): the comparison above did happen.
+        #expect(accepted > 100, "only \(accepted) mutated lines were read")
+    }
+
+    @Test func theAnswerIsByteForByteTheEncoders() throws {
+        let result = Methods.Token.Result(accessToken: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln-_", expiresAt: 1_800_000_000, expiresIn: 3599)
+        for id in [RPCID.number(1), .number(-42), .number(.max), .string("a/b c"), .string("")] {
+            let written = try #require(TokenAnswerLine.encode(result, id: id))
+            #expect(written == (try RPCCodec.encodeResult(result, id: id)), "\(id)")
+        }
+        // A value that needs escaping is left to the encoder.
+        #expect(TokenAnswerLine.encode(result, id: .string("a\"b")) == nil)
+        #expect(TokenAnswerLine.encode(.init(accessToken: "t\\u", expiresAt: 1, expiresIn: 1), id: .number(1)) == nil)
+    }
+}
+
+/// A small seeded generator, so that a failure can be replayed.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension TokenRequestLine {
+    /// What a test compares: the id and both parameters.
+    struct Reading: Equatable {
+        var id: RPCID
+        var profile: String?
+        var minValidity: Int?
+    }
+}
