@@ -146,10 +146,12 @@ class Bench:
         return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
     @staticmethod
-    def rss_kib(pid):
+    def rss_kib(pid, field="VmRSS"):
+        """A memory figure of /proc/PID/status in KiB: VmRSS, or RssAnon (heap, stacks: the
+        process's own) or RssFile (mapped files, mostly shared libraries' pages)."""
         with open("/proc/%d/status" % pid) as handle:
             for line in handle:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1])
         return 0
 
