@@ -118,7 +118,7 @@ let package = Package(
 
         .testTarget(name: "AuthConfigTests", dependencies: ["AuthConfig"]),
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "AuthTestSupport"]),
-        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"],
+        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "AuthTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "GoTrueDevServerTests", dependencies: [
             "GoTrueDevServer", "GoTrue", "AuthCore", .product(name: "Crypto", package: "swift-crypto"),

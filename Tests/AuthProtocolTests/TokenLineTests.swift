@@ -1,4 +1,5 @@
 import AuthProtocol
+import AuthTestSupport
 import Foundation
 import Testing
 
@@ -67,7 +68,7 @@ import Testing
             #"{"params":{},"id":"x","method":"session.token","jsonrpc":"2.0"}"#,
         ].map { Array($0.utf8) }
         let alphabet = Array(#"{}[]":, 0123456789-.eE\"#.utf8) + [0x09, 0x0D, 0xC3, 0xBC]
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         var accepted = 0
         for round in 0..<20_000 {
             var bytes = seeds[round % seeds.count]
@@ -97,19 +98,6 @@ import Testing
         // A value that needs escaping is left to the encoder.
         #expect(TokenAnswerLine.encode(result, id: .string("a\"b")) == nil)
         #expect(TokenAnswerLine.encode(.init(accessToken: "t\\u", expiresAt: 1, expiresIn: 1), id: .number(1)) == nil)
-    }
-}
-
-/// A small seeded generator, so that a failure can be replayed.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,17 +1,5 @@
+import AuthTestSupport
 import Foundation
-
-/// A small seeded generator, so that a failing fuzz run can be repeated from its printed seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// What a hostile or broken client might write on the socket: random bytes, truncated and
 /// mutated requests, invalid UTF-8, deep nesting, huge numbers, duplicate ids, wrong types and
