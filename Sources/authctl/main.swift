@@ -8,14 +8,12 @@ import Glibc
 #endif
 
 let arguments = CommandLine.arguments
+var answer: [UInt8]?
 if let request = TokenRequest(arguments: Array(arguments.dropFirst())) {
     switch request.send() {
-    case .printed:
-        exit(0)
-    case .answered(let line):
-        FullCommand.run(arguments, answer: line)
-    case .noAnswer:
-        FullCommand.run(arguments, answer: nil)
+    case .printed: exit(0)
+    case .answered(let line): answer = line
+    case .noAnswer: break
     }
 }
-FullCommand.run(arguments, answer: nil)
+FullCommand.run(arguments, answer: answer)

@@ -109,7 +109,7 @@ struct AuthdCommand: AsyncParsableCommand {
         let apps = AppAccessGate(policies: Dictionary(uniqueKeysWithValues: configuration.profiles.map { ($0.name, $0.access) }),
                                  file: AppDecisionFile(path: AppDecisionFile.defaultPath(environment: environment)),
                                  prompt: DesktopNotificationPrompt(logger: logger), approvalTimeout: .seconds(approvalTimeout),
-                                 deciders: Self.authctlBesideUs(), logger: logger)
+                                 deciders: Self.authctlInstalledWithUs(), logger: logger)
         let (listening, listeningSink) = AsyncStream.makeStream(of: Void.self)
         let limits = ConnectionLimits(maxConnections: maxConnections, idleTimeout: idleTimeout == 0 ? nil : .seconds(idleTimeout))
         let server = UnixSocketServer(path: socketPath, handler: RequestDispatcher(registry: registry, apps: apps, logger: logger), logger: logger,
@@ -188,7 +188,7 @@ struct AuthdCommand: AsyncParsableCommand {
     /// The authctl installed with this authd: the only program whose app decisions count. That
     /// is authctl-full, which authctl's front becomes for `authctl apps`: beside authd in a build
     /// folder, in `../libexec/authd` once installed (`make install`).
-    private static func authctlBesideUs() -> Set<String> {
+    private static func authctlInstalledWithUs() -> Set<String> {
         guard let us = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return [] }
         let folder = (us as NSString).deletingLastPathComponent
         let prefix = (folder as NSString).deletingLastPathComponent
