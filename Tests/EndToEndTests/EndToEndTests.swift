@@ -259,10 +259,11 @@ struct EndToEndTests {
             #expect(watcher.waitForOutput { $0.contains("INITIAL_SESSION") })
             daemon.signal(SIGTERM)
             // Alone it stops in a fraction of a second; the bound is for a CI machine whose two
-            // cores run the whole suite at once, where a run took over 5 s.
+            // cores run the whole suite at once. Asked of the kernel (`hasEnded`), not of
+            // Foundation's `isRunning`, which lagged by seconds there.
             let deadline = Date().addingTimeInterval(20)
-            while daemon.process.isRunning, Date() < deadline { usleep(20_000) }
-            #expect(!daemon.process.isRunning, "authd did not stop within 20 s of SIGTERM")
+            while !daemon.process.hasEnded, Date() < deadline { usleep(20_000) }
+            #expect(daemon.process.hasEnded, "authd did not stop within 20 s of SIGTERM")
             daemon.stop()
             #expect(daemon.process.terminationReason == .exit && daemon.process.terminationStatus == 0)
             #expect(daemon.stderr.contains("stopped"))

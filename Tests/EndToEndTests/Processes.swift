@@ -39,7 +39,7 @@ final class Spawned: @unchecked Sendable {
     var stderr: String { (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? "" }
 
     func signal(_ number: Int32) {
-        if process.isRunning { kill(process.processIdentifier, number) }
+        if !process.hasEnded { kill(process.processIdentifier, number) }
     }
 
     /// Stops the process (SIGTERM, then SIGKILL after 5 s), waits for it, and hands its output
@@ -47,7 +47,7 @@ final class Spawned: @unchecked Sendable {
     func stop() {
         signal(SIGTERM)
         let deadline = Date().addingTimeInterval(5)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
+        while !process.hasEnded, Date() < deadline { usleep(20_000) }
         signal(SIGKILL)
         process.waitUntilExit()
         collectForScan()
@@ -109,8 +109,8 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
         try? inPipe.fileHandleForWriting.close()
     }
     let deadline = Date().addingTimeInterval(timeout)
-    while process.isRunning, Date() < deadline { usleep(10_000) }
-    if process.isRunning {
+    while !process.hasEnded, Date() < deadline { usleep(10_000) }
+    if !process.hasEnded {
         process.terminate()
         throw CommandTimedOut(command: ([executable] + arguments).joined(separator: " "))
     }
@@ -119,6 +119,22 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
                               stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
     SecretScan.collect(executable: executable, arguments: arguments, stdout: completed.stdout, stderr: completed.stderr)
     return completed
+}
+
+extension Process {
+    /// Whether the process has ended, as the kernel says: gone, or a zombie Foundation has not
+    /// reaped yet. `isRunning` turns false only once Foundation's SIGCHLD handler has run on a
+    /// Dispatch queue, and on Linux those queues share threads with the cooperative pool: with
+    /// the whole suite running on two cores that took seconds, and a bad-configuration authd
+    /// that exits at once was reported as timed out after 20 s.
+    var hasEnded: Bool {
+        guard isRunning else { return true }
+        guard let stat = try? String(contentsOfFile: "/proc/\(processIdentifier)/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")") else { return true }
+        // The state follows the parenthesised command name: "<pid> (<name>) <state> …".
+        let state = stat[stat.index(after: nameEnd)...].first { $0 != " " }
+        return state == "Z" || state == "X"
+    }
 }
 
 struct CommandTimedOut: Error, CustomStringConvertible {
