@@ -48,6 +48,13 @@ public struct AppAccessBook: Sendable {
             self.requests = requests
             self.lastUsed = lastUsed
         }
+
+        /// `executable` got a token at `now`.
+        mutating func noteHandOut(executable: String, at now: Date) {
+            self.executable = executable
+            requests += 1
+            lastUsed = now
+        }
     }
 
     /// The answer to a token request.
@@ -90,6 +97,15 @@ public struct AppAccessBook: Sendable {
     public mutating func noteTokenHandedOut(_ key: AppKey, at now: Date) {
         usage[key]?.requests += 1
         usage[key]?.lastUsed = now
+    }
+
+    /// A token request of `key` answered at once if the verdict is to allow it: noted as a
+    /// request and as a token handed out at `now` in one step, so the event loop's path looks the
+    /// app up once. False, noting nothing, when the request needs a decision or is refused.
+    public mutating func handOutAtOnce(_ key: AppKey, asks: Bool, executable: String, appID: String?, at now: Date) -> Bool {
+        guard verdict(for: key, asks: asks) == .allow else { return false }
+        usage[key, default: Usage(executable: executable, appID: appID)].noteHandOut(executable: executable, at: now)
+        return true
     }
 
     /// A request of `key` starts waiting for a decision; true when it is the first one waiting

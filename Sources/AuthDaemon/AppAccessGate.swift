@@ -16,7 +16,7 @@ public protocol ApprovalPrompt: Sendable {
 /// holds them until the user decides (with `authctl apps allow|deny` or a notification).
 /// The rules are in `AppAccessBook`; this actor adds the waiting, the remembering and the prompt.
 public actor AppAccessGate {
-    /// Behind a lock rather than the actor, so that `admitAtOnce` can answer on the socket's
+    /// Behind a lock rather than the actor, so that `handOutAtOnce` can answer on the socket's
     /// event loop; the waiting stays in the actor.
     private nonisolated let book: Mutex<AppAccessBook>
     private nonisolated let policies: [String: AppAccessPolicy]
@@ -58,17 +58,13 @@ public actor AppAccessGate {
     /// The policy of `profile`.
     public nonisolated func policy(of profile: String) -> AppAccessPolicy { policies[profile] ?? .open }
 
-    /// Lets `client`'s token request for `profile` through when no waiting is needed (open
-    /// profiles, apps already allowed): notes the request and returns true. False, noting
-    /// nothing, when `admit` must decide (an app to ask about, or one denied).
-    public nonisolated func admitAtOnce(_ client: ClientIdentity, profile: String) -> Bool {
+    /// Lets `client` have a token of `profile` at once when no waiting is needed (open profiles,
+    /// apps already allowed), noting the request and the token handed out under one lock. False,
+    /// noting nothing, when `admit` must decide (an app to ask about, or one denied).
+    public nonisolated func handOutAtOnce(to client: ClientIdentity, profile: String, at now: Date = Date()) -> Bool {
         let key = AppKey(app: client.app, profile: profile)
         let asks = policy(of: profile) == .ask
-        return book.withLock { book in
-            guard book.verdict(for: key, asks: asks) == .allow else { return false }
-            book.noteRequest(key, executable: client.executable, appID: client.appID)
-            return true
-        }
+        return book.withLock { $0.handOutAtOnce(key, asks: asks, executable: client.executable, appID: client.appID, at: now) }
     }
 
     /// Lets `client`'s token request for `profile` through, or throws why not. Under a profile

@@ -47,24 +47,24 @@ public struct RequestDispatcher: SocketRequestHandler {
     /// Answers a token request on the event loop when the session holds a token valid for it
     /// and the app needs no asking: the common case, kept off actors and task switches
     /// (benchmark P1). Everything else, errors included, takes `handle`.
-    public func answerAtOnce(line: Data, connection: ConnectionContext) -> Data? {
-        // A byte search first: any other method would be decoded twice, here and in `handle`.
-        guard line.range(of: Self.tokenMethodName) != nil, let (id, parameters) = Self.tokenRequest(in: line),
-              let driver = try? registry.driver(parameters.profile) else { return nil }
+    public func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> [UInt8]? {
+        guard let (id, parameters) = Self.tokenRequest(in: line), let driver = try? registry.driver(parameters.profile) else { return nil }
         let minimum = parameters.minValidity ?? 0
         guard minimum >= 0, let token = driver.tokenAtOnce(validFor: TimeInterval(minimum)),
-              apps.admitAtOnce(connection.client, profile: driver.profile) else { return nil }
-        apps.noteTokenHandedOut(to: connection.client, profile: driver.profile)
+              apps.handOutAtOnce(to: connection.client, profile: driver.profile) else { return nil }
         logger.trace("request", metadata: ["rpc.method": "\(Methods.Token.name)", "client.pid": "\(connection.peer.pid)"])
         let result = DaemonMethods.tokenResult(token)
-        return TokenAnswerLine.encode(result, id: id) ?? (try? RPCCodec.encodeResult(result, id: id))
+        return TokenAnswerLine.encode(result, id: id) ?? (try? RPCCodec.encodeResult(result, id: id)).map { Array($0) }
     }
 
-    /// The id and parameters of a `session.token` request: read byte by byte when the line has the
-    /// common shape, else decoded as `handle` would.
-    private static func tokenRequest(in line: Data) -> (RPCID, Methods.Token.Parameters)? {
-        if let request = TokenRequestLine(line) { return (request.id, request.parameters) }
-        guard case .success(let envelope) = RPCCodec.decodeEnvelope(line), envelope.method == Methods.Token.name, let id = envelope.id,
+    /// The id and parameters of a `session.token` request: read byte by byte where the line lies
+    /// when it has the common shape, else decoded as `handle` would.
+    private static func tokenRequest(in bytes: UnsafeRawBufferPointer) -> (RPCID, Methods.Token.Parameters)? {
+        if let request = TokenRequestLine(bytes: bytes) { return (request.id, request.parameters) }
+        let line = Data(bytes)
+        // A byte search before decoding: any other method would be decoded twice, here and in `handle`.
+        guard line.range(of: tokenMethodName) != nil, case .success(let envelope) = RPCCodec.decodeEnvelope(line),
+              envelope.method == Methods.Token.name, let id = envelope.id,
               let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw) else { return nil }
         return (id, parameters)
     }

@@ -18,7 +18,14 @@ public struct TokenRequestLine: Equatable, Sendable {
 
     /// Reads `line` (without its newline); nil when it is not in the narrow shape.
     public init?(_ line: Data) {
-        guard let read = line.withUnsafeBytes({ Self.read(Array($0.bindMemory(to: UInt8.self))) }) else { return nil }
+        guard let read = line.withUnsafeBytes({ Self.read($0) }) else { return nil }
+        self = read
+    }
+
+    /// Reads the line in `bytes` (without its newline) where it lies, without copying it: the
+    /// event loop hands over its receive buffer.
+    public init?(bytes: UnsafeRawBufferPointer) {
+        guard let read = Self.read(bytes) else { return nil }
         self = read
     }
 
@@ -27,29 +34,28 @@ public struct TokenRequestLine: Equatable, Sendable {
         self.parameters = parameters
     }
 
-    private static func read(_ bytes: [UInt8]) -> TokenRequestLine? {
+    private static func read(_ bytes: UnsafeRawBufferPointer) -> TokenRequestLine? {
         var reader = Reader(bytes: bytes)
-        var jsonrpc: [UInt8]?, method: [UInt8]?, id: RPCID?, params: Methods.Token.Parameters?
+        var jsonrpc: Range<Int>?, method: Range<Int>?, id: RPCID?, params: Methods.Token.Parameters?
         // Each key once: for a key given twice, the ordinary decoder is the reference.
         let complete = reader.object { key, reader in
-            switch key {
-            case Keys.jsonrpc where jsonrpc == nil:
+            if reader.holds(key, Keys.jsonrpc), jsonrpc == nil {
                 jsonrpc = reader.plainString()
                 return jsonrpc != nil
-            case Keys.method where method == nil:
+            } else if reader.holds(key, Keys.method), method == nil {
                 method = reader.plainString()
                 return method != nil
-            case Keys.id where id == nil:
+            } else if reader.holds(key, Keys.id), id == nil {
                 id = reader.id()
                 return id != nil
-            case Keys.params where params == nil:
+            } else if reader.holds(key, Keys.params), params == nil {
                 params = reader.tokenParameters()
                 return params != nil
-            default:
-                return false
             }
+            return false
         }
-        guard complete, reader.atEnd, jsonrpc == Keys.version, method == Keys.tokenMethod, let id else { return nil }
+        guard complete, reader.atEnd, let jsonrpc, reader.holds(jsonrpc, Keys.version), let method, reader.holds(method, Keys.tokenMethod),
+              let id else { return nil }
         return TokenRequestLine(id: id, parameters: params ?? Methods.Token.Parameters())
     }
 
@@ -62,8 +68,13 @@ public struct TokenRequestLine: Equatable, Sendable {
     /// A cursor over the line; every reading method returns nil (or false) at the first byte
     /// outside the narrow shape.
     private struct Reader {
-        let bytes: [UInt8]
+        let bytes: UnsafeRawBufferPointer
         var index = 0
+
+        /// Whether the bytes in `range` are `expected`.
+        func holds(_ range: Range<Int>, _ expected: [UInt8]) -> Bool {
+            range.count == expected.count && bytes[range].elementsEqual(expected)
+        }
 
         var atEnd: Bool {
             mutating get {
@@ -84,7 +95,7 @@ public struct TokenRequestLine: Equatable, Sendable {
         }
 
         /// `{ "key": value, … }`, each value read by `member`, which returns false to give up.
-        mutating func object(_ member: (_ key: [UInt8], _ reader: inout Reader) -> Bool) -> Bool {
+        mutating func object(_ member: (_ key: Range<Int>, _ reader: inout Reader) -> Bool) -> Bool {
             guard take(UInt8(ascii: "{")) else { return false }
             if take(UInt8(ascii: "}")) { return true }
             repeat {
@@ -93,8 +104,8 @@ public struct TokenRequestLine: Equatable, Sendable {
             return take(UInt8(ascii: "}"))
         }
 
-        /// A string of printable ASCII without escapes, its bytes without the quotes.
-        mutating func plainString() -> [UInt8]? {
+        /// A string of printable ASCII without escapes: where its bytes are, without the quotes.
+        mutating func plainString() -> Range<Int>? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             let start = index
             while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
@@ -103,7 +114,7 @@ public struct TokenRequestLine: Equatable, Sendable {
             }
             guard index < bytes.count else { return nil }
             index += 1
-            return Array(bytes[start..<(index - 1)])
+            return start..<(index - 1)
         }
 
         /// A whole number in JSON's syntax (no leading zeros, no fraction or exponent) that fits
@@ -115,36 +126,39 @@ public struct TokenRequestLine: Equatable, Sendable {
             let digits = index
             while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
             guard index > digits, bytes[digits] != UInt8(ascii: "0") || index == digits + 1 else { return nil }
-            if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) { return nil }
-            return Int64(String(decoding: bytes[start..<index], as: UTF8.self))
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") { return nil }
+            return Int64(text(start..<index))
         }
 
         mutating func id() -> RPCID? {
             skipSpace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-                return plainString().map { .string(String(decoding: $0, as: UTF8.self)) }
+                return plainString().map { .string(text($0)) }
             }
             return wholeNumber().map { .number($0) }
         }
 
+        /// The bytes in `range` as a string.
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        }
+
         mutating func tokenParameters() -> Methods.Token.Parameters? {
-            var profile: [UInt8]?, minValidity: Int64?
+            var profile: Range<Int>?, minValidity: Int64?
             let complete = object { key, reader in
-                switch key {
-                case Keys.profile where profile == nil:
+                if reader.holds(key, Keys.profile), profile == nil {
                     profile = reader.plainString()
                     return profile != nil
-                case Keys.minValidity where minValidity == nil:
+                } else if reader.holds(key, Keys.minValidity), minValidity == nil {
                     minValidity = reader.wholeNumber()
                     return minValidity != nil
-                default:
-                    return false
                 }
+                return false
             }
             guard complete else { return nil }
             let seconds = minValidity.flatMap { Int(exactly: $0) }
             guard minValidity == nil || seconds != nil else { return nil }
-            return Methods.Token.Parameters(profile: profile.map { String(decoding: $0, as: UTF8.self) }, minValidity: seconds)
+            return Methods.Token.Parameters(profile: profile.map(text), minValidity: seconds)
         }
     }
 }

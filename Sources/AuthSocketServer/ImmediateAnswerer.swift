@@ -1,4 +1,3 @@
-import Foundation
 import NIOCore
 
 /// Answers, right on the event loop, the request lines that need no waiting (a cached token):
@@ -13,12 +12,12 @@ final class ImmediateAnswerer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundOut = InboundFrame
     typealias OutboundOut = ByteBuffer
 
-    private let answer: (Data) -> Data?
+    private let answer: (UnsafeRawBufferPointer) -> [UInt8]?
     private let outbox: Outbox
     private let activity: ConnectionActivity
 
     /// `answer` returns the line to send for a request line, or nil to pass it on.
-    init(outbox: Outbox, activity: ConnectionActivity, answer: @escaping (Data) -> Data?) {
+    init(outbox: Outbox, activity: ConnectionActivity, answer: @escaping (UnsafeRawBufferPointer) -> [UInt8]?) {
         self.answer = answer
         self.outbox = outbox
         self.activity = activity
@@ -26,7 +25,7 @@ final class ImmediateAnswerer: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .line(let buffer) = unwrapInboundIn(data), context.channel.isWritable, outbox.isIdle,
-           let reply = answer(Data(buffer.readableBytesView)) {
+           let reply = buffer.withUnsafeReadableBytes(answer) {
             activity.touch(now: NIODeadline.now().uptimeNanoseconds)
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: reply)), promise: nil)
             return

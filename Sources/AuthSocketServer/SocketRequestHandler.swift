@@ -7,14 +7,15 @@ public protocol SocketRequestHandler: Sendable {
     /// The connection has ended; drop anything registered for it (subscriptions).
     func connectionClosed(_ connection: ConnectionContext) async
     /// The answer to `line` when it can be given at once without waiting for anything (a cached
-    /// token); nil hands the line to `handle`. Called on the connection's event loop, so it must
-    /// never block or suspend.
-    func answerAtOnce(line: Data, connection: ConnectionContext) -> Data?
+    /// token); nil hands the line to `handle`. Called on the connection's event loop with the
+    /// line where it lies in the receive buffer (valid only during the call), so it must never
+    /// block or suspend.
+    func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> [UInt8]?
 }
 
 extension SocketRequestHandler {
     /// Nothing is answered at once unless a handler says how.
-    public func answerAtOnce(line: Data, connection: ConnectionContext) -> Data? { nil }
+    public func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> [UInt8]? { nil }
 }
 
 /// One accepted connection as request handlers see it.

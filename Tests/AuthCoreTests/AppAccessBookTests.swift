@@ -60,4 +60,23 @@ import Testing
         #expect(entries.first { $0.key == editor }?.access == "allowed")
         #expect(entries.first { $0.key == editor }?.usage == nil)
     }
+
+    @Test func aTokenHandedOutAtOnceCountsLikeARequestAndAHandOutButNeverForAnAppThatWaits() {
+        var book = AppAccessBook(decisions: [editor: .denied])
+        let shell = AppKey(app: "/usr/bin/bash", profile: "work")
+        let first = book.handOutAtOnce(shell, asks: false, executable: "/usr/bin/bash", appID: nil, at: Date(timeIntervalSince1970: 100))
+        let second = book.handOutAtOnce(shell, asks: false, executable: "/usr/bin/bash", appID: nil, at: Date(timeIntervalSince1970: 160))
+        #expect(first && second)
+        // Denied, or undecided under a profile that asks: not answered at once, and not noted.
+        let denied = book.handOutAtOnce(editor, asks: false, executable: editor.app, appID: nil, at: Date(timeIntervalSince1970: 200))
+        let maps = AppKey(app: "org.gnome.Maps", profile: "work")
+        let undecided = book.handOutAtOnce(maps, asks: true, executable: "/app/bin/gnome-maps", appID: "org.gnome.Maps", at: Date(timeIntervalSince1970: 200))
+        #expect(!denied && !undecided)
+
+        let entries = book.entries { _ in true }
+        #expect(entries.first { $0.key == shell }?.usage == AppAccessBook.Usage(executable: "/usr/bin/bash", appID: nil, requests: 2,
+                                                                                lastUsed: Date(timeIntervalSince1970: 160)))
+        #expect(entries.first { $0.key == editor }?.usage == nil)
+        #expect(entries.contains { $0.key == maps } == false)
+    }
 }

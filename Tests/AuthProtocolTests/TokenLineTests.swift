@@ -93,7 +93,7 @@ import Testing
         let result = Methods.Token.Result(accessToken: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln-_", expiresAt: 1_800_000_000, expiresIn: 3599)
         for id in [RPCID.number(1), .number(-42), .number(.max), .string("a/b c"), .string("")] {
             let written = try #require(TokenAnswerLine.encode(result, id: id))
-            #expect(written == (try RPCCodec.encodeResult(result, id: id)), "\(id)")
+            #expect(written == Array(try RPCCodec.encodeResult(result, id: id)), "\(id)")
         }
         // A value that needs escaping is left to the encoder.
         #expect(TokenAnswerLine.encode(result, id: .string("a\"b")) == nil)
