@@ -73,6 +73,7 @@ let package = Package(
             "AuthConfig", "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemIntegration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // authctl's front: answers `authctl token` itself and hands everything else to authctl-full
