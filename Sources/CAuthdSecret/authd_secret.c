@@ -60,6 +60,13 @@ static authd_secret_status authd_find(SecretService *service, const char *profil
     return items == NULL ? AUTHD_SECRET_NOT_FOUND : AUTHD_SECRET_OK;
 }
 
+authd_secret_status authd_secret_connect(char **error_message) {
+    SecretService *service = authd_service(error_message);
+    if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;
+    g_object_unref(service);
+    return AUTHD_SECRET_OK;
+}
+
 static authd_secret_status authd_secret_store_once(const char *profile, const char *label, const char *secret, char **error_message) {
     SecretService *service = authd_service(error_message);
     if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;

@@ -88,6 +88,8 @@ struct AuthdCommand: AsyncParsableCommand {
         let logger = Logger(label: "authd")
         ProcessHardening.protectMemory(logger: logger)
         raiseDescriptorLimit()
+        let store = LibsecretStore()
+        store.connectAhead()
 
         let environment = ProcessInfo.processInfo.environment
         let configuration: DaemonConfiguration
@@ -105,7 +107,6 @@ struct AuthdCommand: AsyncParsableCommand {
 
         var policy = RefreshPolicy()
         policy.fixedLead = refreshLead ?? configuration.refreshLead
-        let store = LibsecretStore()
         let drivers = configuration.profiles.map { profile in
             SessionDriver(profile: profile.name, server: profile.url.absoluteString, store: store,
                           api: GoTrueClient(projectURL: profile.url, anonKey: profile.anonKey, clientInfo: "authd/\(AuthdVersion.string)"),
