@@ -138,8 +138,16 @@ class Bench:
         argv = [os.path.join(self.tools, "roundtrip"), mode, path, str(requests), str(clients)] + ([line] if line else [])
         return json.loads(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
 
-    def repeated(self, runs, measure):
-        return [measure() for _ in range(runs)]
+    @staticmethod
+    def interleaved(runs, measures):
+        """{name: [result per run]} with the targets taking turns (a, b, c, a, b, c, …), so that
+        a slow spell of this shared machine falls on all of them alike instead of on whichever
+        target happened to run during it."""
+        results = {name: [] for name in measures}
+        for _ in range(runs):
+            for name, measure in measures.items():
+                results[name].append(measure())
+        return results
 
     @staticmethod
     def spread(values):
