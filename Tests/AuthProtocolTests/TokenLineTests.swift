@@ -95,9 +95,15 @@ import Testing
             let written = try #require(TokenAnswerLine.encode(result, id: id))
             #expect(written == Array(try RPCCodec.encodeResult(result, id: id)), "\(id)")
         }
-        // A value that needs escaping is left to the encoder.
+        // A value that needs escaping is left to the encoder: a quote, a backslash, a control
+        // character, DEL or anything outside ASCII, wherever it stands.
         #expect(TokenAnswerLine.encode(result, id: .string("a\"b")) == nil)
-        #expect(TokenAnswerLine.encode(.init(accessToken: "t\\u", expiresAt: 1, expiresIn: 1), id: .number(1)) == nil)
+        for token in ["t\\u", "\tabc", "abc\n", "a\u{7F}b", "caf\u{E9}", String(repeating: "x", count: 100) + "\u{1F}"] {
+            #expect(TokenAnswerLine.encode(.init(accessToken: token, expiresAt: 1, expiresIn: 1), id: .number(1)) == nil, "\(Array(token.utf8))")
+        }
+        // The printable ends, space and tilde, are written as they are.
+        let edges = Methods.Token.Result(accessToken: " a~", expiresAt: 1, expiresIn: 1)
+        #expect(TokenAnswerLine.encode(edges, id: .number(1)) == Array(try RPCCodec.encodeResult(edges, id: .number(1))))
     }
 }
 
