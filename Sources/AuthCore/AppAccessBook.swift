@@ -49,9 +49,8 @@ public struct AppAccessBook: Sendable {
             self.lastUsed = lastUsed
         }
 
-        /// `executable` got a token at `now`.
-        mutating func noteHandOut(executable: String, at now: Date) {
-            self.executable = executable
+        /// The app got a token at `now`.
+        mutating func noteHandOut(at now: Date) {
             requests += 1
             lastUsed = now
         }
@@ -95,8 +94,7 @@ public struct AppAccessBook: Sendable {
 
     /// Notes that `key` got a token at `now`.
     public mutating func noteTokenHandedOut(_ key: AppKey, at now: Date) {
-        usage[key]?.requests += 1
-        usage[key]?.lastUsed = now
+        usage[key]?.noteHandOut(at: now)
     }
 
     /// A token request of `key` answered at once if the verdict is to allow it: noted as a
@@ -104,7 +102,12 @@ public struct AppAccessBook: Sendable {
     /// app up once. False, noting nothing, when the request needs a decision or is refused.
     public mutating func handOutAtOnce(_ key: AppKey, asks: Bool, executable: String, appID: String?, at now: Date) -> Bool {
         guard verdict(for: key, asks: asks) == .allow else { return false }
-        usage[key, default: Usage(executable: executable, appID: appID)].noteHandOut(executable: executable, at: now)
+        // One lookup: both changes go through the dictionary entry in place.
+        let note = { (entry: inout Usage) in
+            entry.executable = executable
+            entry.noteHandOut(at: now)
+        }
+        note(&usage[key, default: Usage(executable: executable, appID: appID)])
         return true
     }
 
