@@ -22,8 +22,9 @@ authd_secret_status authd_secret_lookup(const char *profile, char **secret_out, 
 /* Removes the entry of `profile`; AUTHD_SECRET_OK also when there was none. */
 authd_secret_status authd_secret_clear(const char *profile, char **error_message);
 
-/* Connects to the Secret Service and opens its transfer session (libsecret keeps both for the
- * calls above); AUTHD_SECRET_OK when connected. Only saves the first call that time. */
+/* Connects to the Secret Service and opens its transfer session, which libsecret keeps for the
+ * calls above; AUTHD_SECRET_OK when connected. Optional: it only moves that work earlier, since
+ * each call above connects by itself when it has to. */
 authd_secret_status authd_secret_connect(char **error_message);
 
 /* Frees a string returned by the functions above; wipes it first, since it may hold a secret. */
