@@ -9,9 +9,11 @@ import Testing
 /// Refresh behaviour seen from a client: one refresh for many waiters, transient failures kept,
 /// fatal ones signed out with the reason.
 @Suite struct RefreshThroughDaemonTests {
-    /// A stored session with 10 s left of 3600.
-    static func nearlyExpiredStore() -> InMemorySessionStore {
-        InMemorySessionStore(sessions: ["default": Fixtures.session(100, receivedAt: Date().addingTimeInterval(-3590))])
+    /// A stored session due for refresh at once (120 s left of 3600, inside the 360 s lead), yet
+    /// valid long enough that a slow start of the harness under the whole suite cannot see it
+    /// expire: with 10 s left, a loaded CI run once did, and the still-valid token was gone.
+    static func storeDueForRefresh() -> InMemorySessionStore {
+        InMemorySessionStore(sessions: ["default": Fixtures.session(100, receivedAt: Date().addingTimeInterval(-3480))])
     }
 
     @Test func manyConcurrentRequestsShareOneRefresh() async throws {
@@ -38,7 +40,7 @@ import Testing
     @Test func aTransientFailureKeepsTheSessionAndServesTheStillValidToken() async throws {
         let api = FakeGoTrue()
         api.failNextRefreshes(Array(repeating: .unreachable(url: "https://example.test/auth/v1", detail: "connection refused"), count: 50))
-        try await DaemonHarness.run(api: api, store: Self.nearlyExpiredStore()) { daemon in
+        try await DaemonHarness.run(api: api, store: Self.storeDueForRefresh()) { daemon in
             try await blocking {
                 let client = try daemon.connect()
                 let token = try client.call(Methods.Token.self, .init())
@@ -79,7 +81,7 @@ import Testing
     @Test func aFatalRefreshErrorSignsOutWithTheServersReason() async throws {
         let api = FakeGoTrue()
         api.failNextRefreshes([.http(status: 400, code: "refresh_token_already_used", message: "Invalid Refresh Token: Already Used", retryAfter: nil)])
-        try await DaemonHarness.run(api: api, store: Self.nearlyExpiredStore()) { daemon in
+        try await DaemonHarness.run(api: api, store: Self.storeDueForRefresh()) { daemon in
             var status = SessionStatus(profile: "", state: "", server: "")
             for _ in 0..<200 {
                 status = try await blocking { try daemon.connect().call(Methods.Status.self, .init()) }
