@@ -61,15 +61,16 @@ public struct RequestDispatcher: SocketRequestHandler {
     /// when it has the common shape, else decoded as `handle` would.
     private static func tokenRequest(in bytes: UnsafeRawBufferPointer) -> (RPCID, Methods.Token.Parameters)? {
         if let request = TokenRequestLine(bytes: bytes) { return (request.id, request.parameters) }
+        // A byte search before copying and decoding: any other method would be decoded twice,
+        // here and in `handle`.
+        guard bytes.firstRange(of: tokenMethodName) != nil else { return nil }
         let line = Data(bytes)
-        // A byte search before decoding: any other method would be decoded twice, here and in `handle`.
-        guard line.range(of: tokenMethodName) != nil, case .success(let envelope) = RPCCodec.decodeEnvelope(line),
-              envelope.method == Methods.Token.name, let id = envelope.id,
+        guard case .success(let envelope) = RPCCodec.decodeEnvelope(line), envelope.method == Methods.Token.name, let id = envelope.id,
               let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw) else { return nil }
         return (id, parameters)
     }
 
-    private static let tokenMethodName = Data(Methods.Token.name.utf8)
+    private static let tokenMethodName = Array(Methods.Token.name.utf8)
 
     /// Drops the connection's subscriptions.
     public func connectionClosed(_ connection: ConnectionContext) async {
