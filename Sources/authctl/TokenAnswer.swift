@@ -20,6 +20,9 @@ enum TokenAnswer {
             || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
     }
 
+    // By hand rather than the standard library's `firstRange(of:)`: that pulls the string
+    // processing library into this statically linked front, 2 MB more and about 0.6 ms more per
+    // `authctl token` (hyperfine, P2).
     private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool { range(of: needle, in: haystack) != nil }
 
     private static func range(of needle: [UInt8], in haystack: [UInt8]) -> Range<Int>? {
