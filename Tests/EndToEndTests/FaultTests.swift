@@ -17,7 +17,10 @@ struct FaultTests {
     ]
 
     @Test func everyTransientFaultKeepsTheSessionServesTheValidTokenAndRecovers() async throws {
-        try await Stack.running("transient", lifetime: 8) { stack in
+        // 20 s tokens: long enough that a slow spell of the whole suite on two cores between a
+        // refresh and the next request cannot see the still-valid token expire (with 8 s, one
+        // CI run did), short enough that the retries after each fault stay quick.
+        try await Stack.running("transient", lifetime: 20) { stack in
             try stack.startSignedIn(email: "transient@example.com", password: "transient-password")
             let watcher = try stack.watch(["--json"])
             defer { watcher.stop() }
@@ -27,7 +30,7 @@ struct FaultTests {
                 try stack.injectRefreshFault(fault)
                 // Asking for a token that must outlive the current one forces a refresh, which fails:
                 // the still-valid token is served anyway.
-                let token = try stack.authctl(["token", "--min-valid", "8"])
+                let token = try stack.authctl(["token", "--min-valid", "20"])
                 #expect(token.status == 0, "\(fault): \(token.stderr)")
                 #expect((claims(of: token.stdout.trimmingCharacters(in: .whitespacesAndNewlines))["exp"] as? Double ?? 0) > Date().timeIntervalSince1970)
                 let degraded = try stack.statusJSON()
