@@ -66,11 +66,15 @@ public final class FakeNotificationService: Sendable {
     public var withdrawn: [UInt32] { core.state.withLock { $0.withdrawn } }
 
     /// Waits up to `timeout` seconds for `condition` on this service; true when it held.
-    public func wait(timeout: TimeInterval = 10, until condition: (FakeNotificationService) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+    ///
+    /// Suspends between looks instead of sleeping the thread: the prompt under test runs on the
+    /// same cooperative pool (two threads on a two-core machine), and a blocked thread there
+    /// delayed it past the deadline under the whole suite.
+    public func wait(timeout: Duration = .seconds(10), until condition: (FakeNotificationService) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         while !condition(self) {
-            guard Date() < deadline else { return false }
-            usleep(20_000)
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
         }
         return true
     }

@@ -50,11 +50,11 @@ import Testing
         let service = try FakeNotificationService(address: bus.address, reaction: .ignore)
         let prompt = DesktopNotificationPrompt(busAddress: bus.address, logger: logger)
         let asking = Task { await prompt.ask(app: "org.example.App", executable: "/app/bin/example", profile: "default") }
-        #expect(service.wait { !$0.shown.isEmpty })
+        #expect(await service.wait { !$0.shown.isEmpty })
         asking.cancel()
         #expect(await asking.value == nil)
         let shown = try #require(service.shown.first)
-        #expect(service.wait { $0.withdrawn == [shown.id] })
+        #expect(await service.wait { $0.withdrawn == [shown.id] })
         #expect(shown.body.contains("org.example.App (/app/bin/example)"))
     }
 
