@@ -67,26 +67,69 @@ authd_secret_status authd_secret_connect(char **error_message) {
     return AUTHD_SECRET_OK;
 }
 
+/* The D-Bus path of the default collection and whether it is locked, in two calls on the
+ * service's own connection (ReadAlias, then the collection's Locked property), per the Secret
+ * Service API. libsecret's SecretCollection would do the same with seven: a proxy for the
+ * collection costs a name-owner lookup, all of its properties and two signal matches added and
+ * removed again, on every store. */
+static authd_secret_status authd_default_collection(SecretService *service, gchar **path_out, gboolean *locked_out,
+                                                    char **error_message) {
+    GDBusProxy *proxy = G_DBUS_PROXY(service);
+    GDBusConnection *bus = g_dbus_proxy_get_connection(proxy);
+    const gchar *name = g_dbus_proxy_get_name(proxy);
+    GError *error = NULL;
+    GVariant *alias = g_dbus_connection_call_sync(bus, name, g_dbus_proxy_get_object_path(proxy),
+                                                  "org.freedesktop.Secret.Service", "ReadAlias",
+                                                  g_variant_new("(s)", SECRET_COLLECTION_DEFAULT), G_VARIANT_TYPE("(o)"),
+                                                  G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+    if (alias == NULL) return fail(error, NULL, error_message);
+    gchar *path = NULL;
+    g_variant_get(alias, "(o)", &path);
+    g_variant_unref(alias);
+    /* "/" is the API's way of saying that no collection has the alias. */
+    if (g_strcmp0(path, "/") == 0) {
+        g_free(path);
+        return fail(NULL, "the Secret Service has no default collection (keyring)", error_message);
+    }
+    GVariant *property = g_dbus_connection_call_sync(bus, name, path, "org.freedesktop.DBus.Properties", "Get",
+                                                     g_variant_new("(ss)", "org.freedesktop.Secret.Collection", "Locked"),
+                                                     G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+    if (property == NULL) {
+        g_free(path);
+        return fail(error, NULL, error_message);
+    }
+    GVariant *value = NULL;
+    g_variant_get(property, "(v)", &value);
+    g_variant_unref(property);
+    if (!g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN)) {
+        g_variant_unref(value);
+        g_free(path);
+        return fail(NULL, "the keyring's default collection did not say whether it is locked", error_message);
+    }
+    *locked_out = g_variant_get_boolean(value);
+    g_variant_unref(value);
+    *path_out = path;
+    return AUTHD_SECRET_OK;
+}
+
 static authd_secret_status authd_secret_store_once(const char *profile, const char *label, const char *secret, char **error_message) {
     SecretService *service = authd_service(error_message);
     if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;
+    gchar *collection = NULL;
+    gboolean locked = FALSE;
+    authd_secret_status status = authd_default_collection(service, &collection, &locked, error_message);
+    if (status != AUTHD_SECRET_OK || locked) {
+        g_free(collection);
+        g_object_unref(service);
+        return status != AUTHD_SECRET_OK ? status : AUTHD_SECRET_LOCKED;
+    }
+    /* Stored into the collection just checked, by its path, rather than whatever the alias names
+     * by now. */
     GError *error = NULL;
-    SecretCollection *collection = secret_collection_for_alias_sync(service, SECRET_COLLECTION_DEFAULT,
-                                                                    SECRET_COLLECTION_NONE, NULL, &error);
-    if (collection == NULL) {
-        g_object_unref(service);
-        return fail(error, "the Secret Service has no default collection (keyring)", error_message);
-    }
-    gboolean locked = secret_collection_get_locked(collection);
-    g_object_unref(collection);
-    if (locked) {
-        g_object_unref(service);
-        return AUTHD_SECRET_LOCKED;
-    }
     GHashTable *attributes = authd_attributes(profile);
-    gboolean stored = secret_password_storev_sync(authd_schema(), attributes, SECRET_COLLECTION_DEFAULT,
-                                                  label, secret, NULL, &error);
+    gboolean stored = secret_password_storev_sync(authd_schema(), attributes, collection, label, secret, NULL, &error);
     g_hash_table_unref(attributes);
+    g_free(collection);
     g_object_unref(service);
     if (!stored) return fail(error, "the keyring refused to store the session", error_message);
     return AUTHD_SECRET_OK;

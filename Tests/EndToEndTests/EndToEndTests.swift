@@ -205,6 +205,7 @@ struct EndToEndTests {
             let stack = try Stack(name: "locked")
             defer { stack.tearDown() }
             try stack.startDevServer(lifetime: 3600)
+            try stack.signUp(email: "locked@example.com", password: "locked-password")
             let script = """
                 set -e
                 printf '{"version":1}' | secret-tool store --label="authd session (locked)" xdg:schema dev.authd.Session profile locked
@@ -216,6 +217,9 @@ struct EndToEndTests {
                 # A token request waits for the stored session to be read; status then shows the outcome.
                 "$4" token && echo "token-exit=0" || echo "token-exit=$?"
                 "$4" status --json || true
+                # A sign-in into a locked keyring: the store must be refused as locked, without a prompt.
+                printf 'locked-password\n' | "$4" login --email locked@example.com --password-stdin \
+                  && echo "login-exit=0" || echo "login-exit=$?"
                 kill $daemon
                 for _ in $(seq 1 50); do kill -0 $daemon 2>/dev/null || break; sleep 0.1; done
                 if kill -0 $daemon 2>/dev/null; then echo "daemon-still-running"; kill -9 $daemon; else echo "daemon-stopped"; fi
@@ -225,6 +229,12 @@ struct EndToEndTests {
             #expect(result.stdout.contains("\"state\":\"keyring_unavailable\""), "\(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains("the keyring is locked"))
             #expect(result.stdout.contains("token-exit=7"))
+            // The sign-in still counts (served from memory), and the daemon found the keyring locked
+            // before writing: storing into a locked collection would ask the desktop for an unlock
+            // prompt and fail as "not available" where there is none.
+            #expect(result.stdout.contains("login-exit=0"), "\(result.stdout) \(result.stderr)")
+            let writeFailures = result.stderr.split(separator: "\n").filter { $0.contains("keyring write failed") }
+            #expect(!writeFailures.isEmpty && writeFailures.allSatisfy { $0.contains("error=the keyring is locked") }, "\(result.stderr)")
         }
     }
 
