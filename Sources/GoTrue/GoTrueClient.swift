@@ -1,33 +1,40 @@
+import AsyncHTTPClient
 import AuthCore
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
 
-/// `GoTrueAPI` over HTTP with URLSession.
+/// `GoTrueAPI` over HTTP with async-http-client, on SwiftNIO's shared event loop.
 ///
 /// Every request carries `apikey` and `X-Supabase-Api-Version: 2024-01-01`, so errors come back
 /// as `{"code":"<error_code>","message":…}`; the older `{"error_code":…,"msg":…}` and the OAuth
-/// style `{"error":…,"error_description":…}` are understood too.
+/// style `{"error":…,"error_description":…}` are understood too. TLS checks the server against
+/// the system's CA store; a proxy comes from the environment as curl reads it (`ProxySettings`).
+/// Redirects are not followed: no GoTrue endpoint authd calls redirects, and a request that
+/// carries a password or a refresh token goes to the configured server or nowhere.
 public struct GoTrueClient: GoTrueAPI {
     /// The auth base URL, e.g. `https://<ref>.supabase.co/auth/v1`.
     public let authURL: URL
     private let anonKey: String
     private let clientInfo: String
-    private let session: URLSession
+    private let timeout: TimeAmount
+    private let proxy: ProxySettings
+    private let client: HTTPClient
+
+    /// The largest answer read: GoTrue's are a few KiB; a server that sends more is misbehaving.
+    static let maxAnswerBytes = 1 << 20
 
     /// Creates a client for the project at `projectURL` (the Supabase URL, without `/auth/v1`).
-    /// `clientInfo` is sent as `X-Client-Info`, as the official clients do.
-    public init(projectURL: URL, anonKey: String, clientInfo: String = "authd", timeout: TimeInterval = 15) {
+    /// `clientInfo` is sent as `X-Client-Info`, as the official clients do; each request,
+    /// connection included, must finish within `timeout` seconds.
+    public init(projectURL: URL, anonKey: String, clientInfo: String = "authd", timeout: TimeInterval = 15,
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.authURL = projectURL.appendingPathComponent("auth").appendingPathComponent("v1")
         self.anonKey = anonKey
         self.clientInfo = clientInfo
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout * 2
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        self.session = URLSession(configuration: configuration)
+        self.timeout = .milliseconds(Int64(timeout * 1000))
+        self.proxy = ProxySettings.forURL(projectURL, environment: environment)
+        self.client = SharedHTTPClients.client(for: proxy)
     }
 
     /// `POST /token` (password, id_token, pkce) or `POST /verify` (one-time code).
@@ -112,8 +119,8 @@ public struct GoTrueClient: GoTrueAPI {
 
     /// `GET /health`; the server's `Date` header, parsed.
     public func health() async throws(ServerFailure) -> Date? {
-        let (_, response) = try await exchange("GET", "health", query: nil, body: nil)
-        guard let header = response.value(forHTTPHeaderField: "Date") else { return nil }
+        let (_, headers) = try await exchange("GET", "health", query: nil, body: nil)
+        guard let header = headers.first(name: "Date") else { return nil }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
@@ -139,40 +146,44 @@ public struct GoTrueClient: GoTrueAPI {
         try await exchange(method, path, query: query, body: body, bearer: bearer).data
     }
 
-    private func exchange(_ method: String, _ path: String, query: String?, body: Data?, bearer: String? = nil) async throws(ServerFailure) -> (data: Data, response: HTTPURLResponse) {
+    private func exchange(_ method: String, _ path: String, query: String?, body: Data?, bearer: String? = nil) async throws(ServerFailure) -> (data: Data, headers: HTTPHeaders) {
         var components = URLComponents(url: authURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
         components?.percentEncodedQuery = query
         guard let url = components?.url else { throw .invalidResponse(detail: "bad URL") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        request.setValue(anonKey, forHTTPHeaderField: "apikey")
-        request.setValue(GoTrueErrorDecoder.apiVersion, forHTTPHeaderField: GoTrueErrorDecoder.apiVersionHeader)
-        request.setValue(clientInfo, forHTTPHeaderField: "X-Client-Info")
-        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        if case .unsupported(let variable, let reason) = proxy {
+            throw .unreachable(url: authURL.absoluteString, detail: "the proxy in \(variable) cannot be used: \(reason)")
+        }
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.method = HTTPMethod(rawValue: method)
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.headers.add(name: "apikey", value: anonKey)
+        request.headers.add(name: GoTrueErrorDecoder.apiVersionHeader, value: GoTrueErrorDecoder.apiVersion)
+        request.headers.add(name: "X-Client-Info", value: clientInfo)
+        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
         // No connection reuse. A refresh comes about once an hour, long after any keep-alive
-        // connection has gone stale, and when libcurl finds a reused connection closed it resends
-        // the POST on a fresh one, which Foundation's URLSession cannot rewind the body for: the
-        // request then hangs until the timeout. A fresh connection fails at once instead.
-        request.setValue("close", forHTTPHeaderField: "Connection")
+        // connection has gone stale, and a POST that meets a connection the server has just
+        // closed cannot safely be sent again: a fresh connection each time fails or succeeds once.
+        request.headers.add(name: "Connection", value: "close")
 
+        let status: Int
+        let headers: HTTPHeaders
         let data: Data
-        let response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            let deadline = NIODeadline.now() + timeout
+            let response = try await client.execute(request, deadline: deadline)
+            status = Int(response.status.code)
+            headers = response.headers
+            data = Data(try await response.body.collect(upTo: Self.maxAnswerBytes).readableBytesView)
         } catch {
-            // The transport error's text can contain the URL but never the body, so it carries no secret.
-            throw .unreachable(url: authURL.absoluteString, detail: Self.describeTransport(error))
+            // Transport errors name the host and what failed, never a header or the body, so they carry no secret.
+            throw .unreachable(url: authURL.absoluteString, detail: HTTPTransportError.describe(error))
         }
-        guard let http = response as? HTTPURLResponse else {
-            throw .invalidResponse(detail: "not an HTTP response")
+        guard (200..<300).contains(status) else {
+            throw GoTrueErrorDecoder.failure(status: status, headers: headers, body: data)
         }
-        guard (200..<300).contains(http.statusCode) else {
-            throw GoTrueErrorDecoder.failure(status: http.statusCode, headers: http.allHeaderFields, body: data)
-        }
-        return (data, http)
+        return (data, headers)
     }
 
     private func decodeGrant(_ data: Data) throws(ServerFailure) -> SessionGrant {
@@ -195,18 +206,6 @@ public struct GoTrueClient: GoTrueAPI {
     private static func nonEmpty(_ string: String?) -> String? {
         guard let string, !string.isEmpty else { return nil }
         return string
-    }
-
-    private static func describeTransport(_ error: Error) -> String {
-        let nsError = error as NSError
-        switch nsError.code {
-        case NSURLErrorTimedOut: return "timed out"
-        case NSURLErrorCannotConnectToHost: return "connection refused"
-        case NSURLErrorCannotFindHost: return "host not found"
-        case NSURLErrorNotConnectedToInternet: return "no network"
-        case NSURLErrorNetworkConnectionLost: return "connection lost"
-        default: return nsError.localizedDescription
-        }
     }
 
     private struct WireSession: Decodable {

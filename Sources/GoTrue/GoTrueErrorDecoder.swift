@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import NIOHTTP1
 
 /// Turns a GoTrue error answer into a `ServerFailure`, whatever form it takes.
 public enum GoTrueErrorDecoder {
@@ -10,9 +11,9 @@ public enum GoTrueErrorDecoder {
 
     /// Decodes status, headers and body. Bodies that are not JSON (a proxy's 502 page) still give
     /// a failure with the status, which the core treats as transient.
-    public static func failure(status: Int, headers: [AnyHashable: Any], body: Data) -> ServerFailure {
-        let headerCode = header("x-sb-error-code", in: headers)
-        let retryAfter = header("retry-after", in: headers).flatMap(TimeInterval.init)
+    public static func failure(status: Int, headers: HTTPHeaders, body: Data) -> ServerFailure {
+        let headerCode = headers.first(name: "x-sb-error-code")
+        let retryAfter = headers.first(name: "retry-after").flatMap(TimeInterval.init)
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             return .http(status: status, code: headerCode, message: HTTPStatusText.text(for: status), retryAfter: retryAfter)
         }
@@ -22,13 +23,6 @@ public enum GoTrueErrorDecoder {
         let message = (object["message"] as? String) ?? (object["msg"] as? String)
             ?? (object["error_description"] as? String) ?? HTTPStatusText.text(for: status)
         return .http(status: status, code: code, message: message, retryAfter: retryAfter)
-    }
-
-    private static func header(_ name: String, in headers: [AnyHashable: Any]) -> String? {
-        for (key, value) in headers where (key as? String)?.lowercased() == name {
-            return value as? String
-        }
-        return nil
     }
 }
 

@@ -2,6 +2,7 @@ import AuthCore
 import Foundation
 import GoTrue
 import GoTrueDevServer
+import NIOHTTP1
 import Testing
 
 /// The real HTTP adapter against the development server.
@@ -29,6 +30,36 @@ import Testing
         }
     }
 
+    @Test func requestsGoThroughTheProxyTheEnvironmentNames() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-proxy-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let portFile = directory.appendingPathComponent("port"), log = directory.appendingPathComponent("log")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("python/connect_proxy.py")
+        let proxy = Process()
+        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        proxy.arguments = ["python3", script.path, portFile.path, log.path]
+        try proxy.run()
+        defer { kill(proxy.processIdentifier, SIGKILL); proxy.waitUntilExit() }
+        var port: String?
+        for _ in 0..<200 where port == nil {
+            port = try? String(contentsOf: portFile, encoding: .utf8)
+            if port == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let proxyPort = try #require(port)
+
+        try await DevServerHarness.run(DevServerOptions(anonKey: "anon-key-1")) { harness in
+            _ = try await harness.call("POST", "/signup", json: ["email": "proxied@example.com", "password": "password-1"], headers: ["apikey": "anon-key-1"])
+            let client = GoTrueClient(projectURL: harness.base, anonKey: "anon-key-1", environment: ["http_proxy": "http://127.0.0.1:\(proxyPort)"])
+            let grant = try await client.signIn(email: "proxied@example.com", password: "password-1")
+            #expect(grant.user.email == "proxied@example.com")
+            let forwarded = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            // async-http-client tunnels through an HTTP proxy with CONNECT, for http as for https.
+            #expect(forwarded.contains("tunnelled CONNECT 127.0.0.1:\(harness.base.port ?? 0)"), "\(forwarded)")
+        }
+    }
+
     @Test func aWrongAnonKeyIsRefusedLikeTheGatewayDoes() async throws {
         try await DevServerHarness.run(DevServerOptions(anonKey: "anon-key-1")) { harness in
             let client = GoTrueClient(projectURL: harness.base, anonKey: "wrong")
@@ -42,8 +73,9 @@ import Testing
             _ = try await client.refresh(refreshToken: "whatever")
             Issue.record("refresh against a closed port succeeded")
         } catch {
-            guard case .unreachable(let url, _) = error else { Issue.record("wrong failure \(error)"); return }
+            guard case .unreachable(let url, let detail) = error else { Issue.record("wrong failure \(error)"); return }
             #expect(url == "http://127.0.0.1:1/auth/v1")
+            #expect(detail == "connection refused")
             #expect(error.refreshClass == .transient(.offline, retryAfter: nil))
             #expect(error.localizedDescription.hasPrefix("cannot reach http://127.0.0.1:1/auth/v1"))
         }
@@ -61,6 +93,6 @@ import Testing
          .http(status: 429, code: "over_request_rate_limit", message: "too many requests", retryAfter: nil)),
     ] as [(Int, String, [String: String], ServerFailure)])
     func errorBodiesOfEveryShapeDecode(_ status: Int, _ body: String, _ headers: [String: String], _ expected: ServerFailure) {
-        #expect(GoTrueErrorDecoder.failure(status: status, headers: headers, body: Data(body.utf8)) == expected)
+        #expect(GoTrueErrorDecoder.failure(status: status, headers: HTTPHeaders(headers.map { ($0.key, $0.value) }), body: Data(body.utf8)) == expected)
     }
 }

@@ -1,0 +1,46 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Short, secret-free texts for the ways an HTTP exchange can fail below HTTP, for the
+/// "cannot reach <server>: <why>" that status and sign-in errors show.
+enum HTTPTransportError {
+    /// What went wrong, in a few words.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .connectTimeout, .readTimeout, .writeTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
+                return "timed out"
+            case .remoteConnectionClosed:
+                return "connection lost"
+            case .cancelled:
+                return "cancelled"
+            default:
+                return "\(error)"
+            }
+        }
+        if let error = error as? NIOConnectionError {
+            // Every address failed; the first one's reason stands for all.
+            if let first = error.connectionErrors.first { return describe(first.error) }
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "host not found" }
+            return "cannot connect"
+        }
+        if let error = error as? IOError { return describe(errno: error.errnoCode) }
+        if case ChannelError.connectTimeout = error { return "timed out" }
+        if error is NIOTooManyBytesError { return "the answer was too large" }
+        return "\(error)"
+    }
+
+    private static func describe(errno code: Int32) -> String {
+        switch code {
+        case ECONNREFUSED: return "connection refused"
+        case ETIMEDOUT: return "timed out"
+        case ENETUNREACH, EHOSTUNREACH, ENETDOWN: return "no network"
+        case ECONNRESET, EPIPE, ECONNABORTED: return "connection lost"
+        default: return String(cString: strerror(code))
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// The proxy a request to a URL goes through, read from the environment the way curl reads it,
+/// so that authd keeps working where the desktop's other tools do.
+///
+/// `https_proxy` / `HTTPS_PROXY` for https URLs, `http_proxy` for http (only the lowercase one,
+/// since CGI sets `HTTP_PROXY` from a request header), then `all_proxy` / `ALL_PROXY`;
+/// `no_proxy` / `NO_PROXY` lists hosts and domains that go direct (`*` for every host).
+public enum ProxySettings: Sendable, Hashable {
+    /// No proxy.
+    case direct
+    /// An HTTP proxy (`http://` or no scheme), which requests go through with CONNECT.
+    case http(host: String, port: Int, username: String?, password: String?)
+    /// A SOCKS5 proxy (`socks5://` or `socks5h://`), without authentication.
+    case socks(host: String, port: Int)
+    /// A proxy URL authd cannot use; requests fail and say why instead of going direct.
+    case unsupported(variable: String, reason: String)
+
+    /// The proxy for requests to `url` under `environment`.
+    public static func forURL(_ url: URL, environment: [String: String]) -> ProxySettings {
+        let host = (url.host ?? "").lowercased()
+        if bypasses(host: host, list: environment["no_proxy"] ?? environment["NO_PROXY"] ?? "") { return .direct }
+        let names = url.scheme?.lowercased() == "https"
+            ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+            : ["http_proxy", "all_proxy", "ALL_PROXY"]
+        guard let name = names.first(where: { !(environment[$0] ?? "").isEmpty }), let value = environment[name] else { return .direct }
+        return parse(value, variable: name)
+    }
+
+    /// One proxy URL, as written in a `*_proxy` variable.
+    static func parse(_ value: String, variable: String) -> ProxySettings {
+        // curl takes "host:port" without a scheme as an HTTP proxy.
+        let written = value.contains("://") ? value : "http://\(value)"
+        guard let components = URLComponents(string: written), let host = components.host, !host.isEmpty else {
+            return .unsupported(variable: variable, reason: "it is not a proxy URL")
+        }
+        switch components.scheme?.lowercased() {
+        case "http":
+            // `user` and `password` come percent-decoded.
+            return .http(host: host, port: components.port ?? 1080, username: components.user, password: components.password)
+        case "socks5", "socks5h":
+            guard components.user == nil else {
+                return .unsupported(variable: variable, reason: "SOCKS proxies with a user name are not supported")
+            }
+            return .socks(host: host, port: components.port ?? 1080)
+        default:
+            return .unsupported(variable: variable, reason: "only http:// and socks5:// proxies are supported")
+        }
+    }
+
+    /// Whether `host` is in a `no_proxy` list: `*`, the host itself, or a domain it is under
+    /// (`example.com` and `.example.com` both cover `api.example.com`).
+    static func bypasses(host: String, list: String) -> Bool {
+        for entry in list.split(separator: ",") {
+            var pattern = entry.trimmingCharacters(in: .whitespaces).lowercased()
+            if pattern == "*" { return true }
+            if pattern.hasPrefix(".") { pattern.removeFirst() }
+            guard !pattern.isEmpty else { continue }
+            if host == pattern || host.hasSuffix("." + pattern) { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,39 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// One `HTTPClient` per proxy setting, kept for the life of the process.
+///
+/// An `HTTPClient` must be shut down before it is released, and a `GoTrueClient` is a value
+/// copied freely, so the clients live here instead, as `HTTPClient.shared` does, on SwiftNIO's
+/// shared event loops (the daemon's socket server runs on the same ones). A process meets one
+/// proxy setting, or two at most, so this never grows past a couple of entries.
+enum SharedHTTPClients {
+    private static let clients = Mutex<[ProxySettings: HTTPClient]>([:])
+
+    /// The client for requests through `proxy`.
+    static func client(for proxy: ProxySettings) -> HTTPClient {
+        clients.withLock { clients in
+            if let client = clients[proxy] { return client }
+            var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+            configuration.decompression = .disabled
+            // A refused or failed connection is reported at once, as an offline server, and the
+            // session's own backoff decides when to try again; the pool's retries would instead
+            // hide it until the request's deadline.
+            configuration.connectionPool.retryConnectionEstablishment = false
+            switch proxy {
+            case .http(let host, let port, let username, let password):
+                let authorization = username.map { HTTPClient.Authorization.basic(username: $0, password: password ?? "") }
+                configuration.proxy = .server(host: host, port: port, authorization: authorization)
+            case .socks(let host, let port):
+                configuration.proxy = .socksServer(host: host, port: port)
+            case .direct, .unsupported:
+                break
+            }
+            let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
+            clients[proxy] = client
+            return client
+        }
+    }
+}
