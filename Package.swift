@@ -137,6 +137,8 @@ let package = Package(
         .testTarget(name: "AuthDaemonTests", dependencies: [
             "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .testTarget(name: "SystemIntegrationTests", dependencies: [

@@ -27,8 +27,15 @@ final class IdleConnectionCloser: ChannelInboundHandler, RemovableChannelHandler
         self.onIdle = onIdle
     }
 
+    // The clock starts once the connection is active: the handler is added at accept time, before
+    // NIO registers the channel, and a check that found it not yet active would never come back.
     func handlerAdded(context: ChannelHandlerContext) {
-        schedule(context: context, in: timeout)
+        if context.channel.isActive { schedule(context: context, in: timeout) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if check == nil { schedule(context: context, in: timeout) }
+        context.fireChannelActive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
