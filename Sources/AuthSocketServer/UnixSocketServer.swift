@@ -52,29 +52,37 @@ public final class UnixSocketServer: Service, Sendable {
         defer { close(lock) }
         let ownUID = getuid()
         let logger = self.logger
-        // Children start with reads off and are wrapped in an NIOAsyncChannel only inside their own
-        // connection task. A child NIO accepted while the listener was closing may never reach a
-        // task; as a bare channel it is just dropped, where a wrapped one would trap on its
-        // unfinished writer. Bytes a client sends meanwhile wait in the kernel, or, when it has
-        // already shut its side down (NIO then reads to the end of file), in an InboundHold.
+        // Children start with reads off. A served one gets its pipeline here, on its event loop, and
+        // starts reading at once, so that a token request on a new connection is answered without
+        // waiting for the connection's task; it is wrapped in an NIOAsyncChannel only inside that
+        // task. A child NIO accepted while the listener was closing may never reach a task; as a
+        // bare channel it is just dropped, where a wrapped one would trap on its unfinished writer.
+        // Until the wrap, InboundHolds keep what arrives (see there).
         let maxConnections = limits.maxConnections
+        let (limits, handler, connectionIDs) = (self.limits, self.handler, self.connectionIDs)
         let accept: @Sendable (Channel) -> EventLoopFuture<AcceptedConnection> = { [slots] channel in
             do {
-                try channel.pipeline.syncOperations.addHandler(InboundHold(), name: Self.holdName)
+                try channel.pipeline.syncOperations.addHandler(InboundHold(), name: Self.bytesHoldName)
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)
             }
             return Self.peerCredentials(of: channel).flatMapThrowing { peer -> AcceptedConnection in
                 guard peer.uid == ownUID else {
                     logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
-                    return AcceptedConnection(channel: channel, peer: peer, refusal: ConnectionNotice.refusal(uid: peer.uid))
+                    return AcceptedConnection(channel: channel, peer: peer, admission: .refused(ConnectionNotice.refusal(uid: peer.uid)))
                 }
                 // Counted here, released when `serve` ends; a refused peer holds no slot.
                 guard slots.take() else {
                     logger.warning("refused connection: too many connections", metadata: ["client.pid": "\(peer.pid)", "connections.max": "\(maxConnections)"])
-                    return AcceptedConnection(channel: channel, peer: peer, refusal: ConnectionNotice.busy(limit: maxConnections))
+                    return AcceptedConnection(channel: channel, peer: peer, admission: .refused(ConnectionNotice.busy(limit: maxConnections)))
                 }
-                return AcceptedConnection(channel: channel, peer: peer, refusal: nil)
+                do {
+                    let served = try Self.startServing(channel, peer: peer, id: connectionIDs.next(), limits: limits, handler: handler, logger: logger)
+                    return AcceptedConnection(channel: channel, peer: peer, admission: .served(served))
+                } catch {
+                    slots.release()
+                    throw error
+                }
             }
         }
         let bootstrap = ServerBootstrap(group: group)
@@ -97,8 +105,7 @@ public final class UnixSocketServer: Service, Sendable {
             try await withThrowingDiscardingTaskGroup { connections in
                 try await server.executeThenClose { inbound in
                     for try await accepted in inbound {
-                        let id = connectionIDs.next()
-                        connections.addTask { await self.serve(accepted, id: id) }
+                        connections.addTask { await self.serve(accepted) }
                     }
                 }
             }
@@ -107,49 +114,65 @@ public final class UnixSocketServer: Service, Sendable {
         }
     }
 
-    private func serve(_ accepted: AcceptedConnection, id: UInt64) async {
-        let peer = accepted.peer
-        if let refusal = accepted.refusal {
-            // One line so the client can say why, then the close. Reads were never turned on, and
-            // what an InboundHold may have kept is dropped: nothing the peer sent is handled.
-            try? await accepted.channel.writeAndFlush(ByteBuffer(bytes: refusal))
-            try? await accepted.channel.close()
-            return
-        }
-        defer { slots.release() }
-        let limits = self.limits
-        let logger = self.logger
-        let rawChannel = accepted.channel
+    /// Builds a served connection's pipeline on its event loop and turns reads on: the line
+    /// decoder, `ImmediateAnswerer` (a cached token goes out from here), the idle closer, and an
+    /// `InboundHold` for every other line until `serve` wraps the channel.
+    private static func startServing(_ channel: Channel, peer: PeerCredentials, id: UInt64, limits: ConnectionLimits,
+                                     handler: any SocketRequestHandler, logger: Logger) throws -> ServedConnection {
         let (items, continuation) = AsyncStream<Outbox.Item>.makeStream()
         let outbox = Outbox(continuation: continuation, limit: limits.maxQueuedBytes, finalLine: ConnectionNotice.tooSlow(limit: limits.maxQueuedBytes)) {
             logger.notice("client reads too slowly; dropping it", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
             // The final error goes out if the client reads again soon; if not, the connection is cut.
-            rawChannel.eventLoop.scheduleTask(in: TimeAmount(limits.dropGrace)) { rawChannel.close(promise: nil) }
+            channel.eventLoop.scheduleTask(in: TimeAmount(limits.dropGrace)) { channel.close(promise: nil) }
         }
         let activity = ConnectionActivity(now: NIODeadline.now().uptimeNanoseconds)
         // Read at once: the pid names this process only while it lives.
         let client = ClientIdentity.of(pid: peer.pid)
         let context = ConnectionContext(id: id, peer: peer, client: client, outbox: outbox, activity: activity)
-        let handler = self.handler
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineLength)))
+        try pipeline.addHandler(ImmediateAnswerer(outbox: outbox, activity: activity) { line in
+            handler.answerAtOnce(line: line, connection: context)
+        })
+        if let idleTimeout = limits.idleTimeout {
+            try pipeline.addHandler(IdleConnectionCloser(
+                timeout: TimeAmount(idleTimeout), activity: activity, outbox: outbox,
+                notice: ByteBuffer(bytes: ConnectionNotice.idle(timeout: idleTimeout))) {
+                    logger.debug("closing an idle connection", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
+                })
+        }
+        try pipeline.addHandler(InboundHold(), name: linesHoldName)
+        // Bytes the first hold kept go through the decoder now.
+        _ = pipeline.removeHandler(name: bytesHoldName)
+        try channel.syncOptions?.setOption(.autoRead, value: true)
+        return ServedConnection(context: context, items: items)
+    }
+
+    private func serve(_ accepted: AcceptedConnection) async {
+        let peer = accepted.peer
+        let served: ServedConnection
+        switch accepted.admission {
+        case .refused(let line):
+            // One line so the client can say why, then the close. Reads were never turned on, and
+            // what an InboundHold may have kept is dropped: nothing the peer sent is handled.
+            try? await accepted.channel.writeAndFlush(ByteBuffer(bytes: line))
+            try? await accepted.channel.close()
+            return
+        case .served(let connection):
+            served = connection
+        }
+        defer { slots.release() }
+        let limits = self.limits
+        let logger = self.logger
+        let rawChannel = accepted.channel
+        let context = served.context
+        let (id, client, outbox, activity, items) = (context.id, context.client, context.outbox, context.activity, served.items)
         let channel: NIOAsyncChannel<InboundFrame, ByteBuffer>
         do {
             channel = try await rawChannel.eventLoop.submit {
-                let pipeline = rawChannel.pipeline.syncOperations
-                try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineLength)))
-                try pipeline.addHandler(ImmediateAnswerer(outbox: outbox, activity: activity) { line in
-                    handler.answerAtOnce(line: line, connection: context)
-                })
-                if let idleTimeout = limits.idleTimeout {
-                    try pipeline.addHandler(IdleConnectionCloser(
-                        timeout: TimeAmount(idleTimeout), activity: activity, outbox: outbox,
-                        notice: ByteBuffer(bytes: ConnectionNotice.idle(timeout: idleTimeout))) {
-                            logger.debug("closing an idle connection", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
-                        })
-                }
                 let wrapped = try NIOAsyncChannel<InboundFrame, ByteBuffer>(wrappingChannelSynchronously: rawChannel)
-                // Whatever arrived before the pipeline was complete goes through it now.
-                _ = pipeline.removeHandler(name: Self.holdName)
-                try rawChannel.syncOptions?.setOption(.autoRead, value: true)
+                // The lines held since the accept go to the wrapper now, and reading goes on.
+                _ = rawChannel.pipeline.syncOperations.removeHandler(name: Self.linesHoldName)
                 return wrapped
             }.get()
         } catch {
@@ -218,8 +241,10 @@ public final class UnixSocketServer: Service, Sendable {
         logger.debug("connection closed", metadata: ["connection.id": "\(id)"])
     }
 
-    /// The name of each connection's `InboundHold`.
-    private static let holdName = "authd.inbound-hold"
+    /// The names of each connection's `InboundHold`s: raw bytes until its pipeline is built, then
+    /// lines until its task has wrapped it.
+    private static let bytesHoldName = "authd.inbound-hold.bytes"
+    private static let linesHoldName = "authd.inbound-hold.lines"
 
     private static func peerCredentials(of channel: Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? SocketOptionProvider else {
@@ -232,11 +257,25 @@ public final class UnixSocketServer: Service, Sendable {
 
 /// A child channel and its peer's credentials, not yet wrapped for async use.
 struct AcceptedConnection: Sendable {
+    /// Whether the peer is served, and what that needs.
+    enum Admission: Sendable {
+        /// The peer may not be served (another uid, no free slot): this line and the close, and
+        /// nothing of the peer's is read.
+        case refused(Data)
+        /// The pipeline is built and reading; the connection's task takes it from here.
+        case served(ServedConnection)
+    }
+
     let channel: Channel
     let peer: PeerCredentials
-    /// Set when the peer may not be served (another uid, no free slot): this line and the close,
-    /// and nothing of the peer's is read.
-    let refusal: Data?
+    let admission: Admission
+}
+
+/// What the accept built for a served connection: its context (with the outbox its pipeline
+/// already writes to) and the outbox's items, which the connection's task sends.
+struct ServedConnection: Sendable {
+    let context: ConnectionContext
+    let items: AsyncStream<Outbox.Item>
 }
 
 /// A channel that reports no peer credentials.
