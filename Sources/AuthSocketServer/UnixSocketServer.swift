@@ -58,8 +58,8 @@ public final class UnixSocketServer: Service, Sendable {
         // task. A child NIO accepted while the listener was closing may never reach a task; as a
         // bare channel it is just dropped, where a wrapped one would trap on its unfinished writer.
         // Until the wrap, InboundHolds keep what arrives (see there).
-        let maxConnections = limits.maxConnections
         let (limits, handler, connectionIDs) = (self.limits, self.handler, self.connectionIDs)
+        let maxConnections = limits.maxConnections
         let accept: @Sendable (Channel) -> EventLoopFuture<AcceptedConnection> = { [slots] channel in
             do {
                 try channel.pipeline.syncOperations.addHandler(InboundHold(), name: Self.bytesHoldName)
