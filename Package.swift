@@ -5,6 +5,21 @@ import PackageDescription
 // of ours; adapters (GoTrue HTTP, libsecret keyring, NIO socket server) implement the core's
 // ports; the daemon wires ports together; authctl and desktop apps see only the client library,
 // which does not pull in SwiftNIO so that short-lived clients start fast.
+// How the installed programs are linked in release builds (debug builds link the usual way):
+// - the Swift runtime and Foundation linked inside (-static-stdlib), so that start-up binds no
+//   Swift shared libraries and only the pages a program touches are mapped;
+// - lld with packed relative relocations (DT_RELR, glibc 2.36+), so that the dynamic loader reads
+//   a few dozen KiB of relocations instead of megabytes;
+// - no dynamic symbol table for our own code (-static-stdlib turns on -export-dynamic, which
+//   nothing here uses: no plugins are loaded and crash backtraces read the file's own symbols).
+// What this saves is measured by benchmarks P2, P4 and P6 (README "Benchmarks").
+let leanReleaseSwift: [SwiftSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
+let leanReleaseLinking: [LinkerSetting] = [.unsafeFlags([
+    "-static-stdlib", "-use-ld=lld",
+    "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+    "-Xlinker", "--no-export-dynamic",
+], .when(configuration: .release))]
+
 let package = Package(
     name: "authd",
     platforms: [.macOS(.v14)],
@@ -82,21 +97,19 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        ], swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // authctl's front: answers `authctl token` itself and hands everything else to authctl-full
         // by exec. No Foundation and the Swift runtime linked inside, so that `$(authctl token)` in
         // scripts and prompts starts like a hello-world (benchmark P2). Release builds only: a debug
         // build does not link statically.
         .executableTarget(name: "authctl", dependencies: ["AuthSocket"],
-                          swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
+                          swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // The whole command-line tool, installed in libexec/authd and run by the front; linked the
         // same way, since `authctl status` sits in prompts too.
         .executableTarget(name: "authctl-full", dependencies: [
             "AuthdClient", "AuthProtocol", "AuthConfig", "AuthIPC",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ], swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
+        ], swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server.
         .target(name: "GoTrueDevServer", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
@@ -113,8 +126,7 @@ let package = Package(
         // Benchmarks/: the Swift hello-world that `authctl token` is measured against (scripts/bench),
         // linked the same way as authctl.
         .executableTarget(name: "authd-bench-hello", path: "Benchmarks/Hello",
-                          swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
+                          swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // Fakes shipped beside the real things.
         .target(name: "AuthTestSupport", dependencies: ["AuthCore", "AuthIPC", "CSystemd"], path: "Tests/AuthTestSupport"),
         // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with
