@@ -127,6 +127,10 @@ let package = Package(
         // linked the same way as authctl.
         .executableTarget(name: "authd-bench-hello", path: "Benchmarks/Hello",
                           swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
+        // Benchmarks/: the Swift runtime and Foundation alone, linked the same way as authd: the
+        // part of the daemon's idle memory (P4) that no change to authd's own code can remove.
+        .executableTarget(name: "authd-bench-foundation-floor", path: "Benchmarks/FoundationFloor",
+                          swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // Fakes shipped beside the real things.
         .target(name: "AuthTestSupport", dependencies: ["AuthCore", "AuthIPC", "CSystemd"], path: "Tests/AuthTestSupport"),
         // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with

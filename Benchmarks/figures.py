@@ -57,6 +57,7 @@ def run_all(bench):
     ssh_anon = bench.rss_kib(ssh_agent.pid, "RssAnon")
 
     oidc = start_oidc_agent(bench)
+    floors = memory_floors(bench)
 
     requests = 10_000 if bench.quick else 100_000
     # Five turns where the others take three: P1 compares figures a few microseconds apart.
@@ -110,13 +111,21 @@ def run_all(bench):
     oidc_rss = bench.rss_kib(oidc["pid"]) if oidc else None
     oidc_anon = bench.rss_kib(oidc["pid"], "RssAnon") if oidc else None
     bench.results["P4"] = {"authd_kib": authd_rss, "ssh_agent_kib": ssh_rss, "oidc_agent_kib": oidc_rss,
-                           "authd_anon_kib": authd_anon, "ssh_agent_anon_kib": ssh_anon, "oidc_agent_anon_kib": oidc_anon}
+                           "authd_anon_kib": authd_anon, "ssh_agent_anon_kib": ssh_anon, "oidc_agent_anon_kib": oidc_anon,
+                           "floors": floors}
     # RSS is the target; the anonymous part (heap and stacks, what the process itself allocated)
     # says how much of it is not pages of shared libraries.
     rows.append(row("P4 idle RSS after sign-in (anonymous part)", "%.1f MiB (%.1f)" % (authd_rss / MiB, authd_anon / MiB),
                     "ssh-agent %.1f MiB (%.1f); oidc-agent %s" % (ssh_rss / MiB, ssh_anon / MiB,
                                                                    "%.1f MiB (%.1f)" % (oidc_rss / MiB, oidc_anon / MiB) if oidc_rss else "not measured"),
                     "≤ 10 MiB", authd_rss <= 10 * MiB))
+    # The parts no change to authd's own code removes: the two system libraries it must use, and
+    # the Swift runtime with Foundation. Their sum counts libc twice, so it is a little high.
+    keyring, foundation = floors["keyring_kib"], floors["foundation_kib"]
+    rows.append(row("P4 floors: what the required parts cost alone (anonymous part)", "%.1f MiB" % (authd_rss / MiB),
+                    "libsecret + libsystemd in C %.1f MiB (%.1f); Swift + Foundation %.1f MiB (%.1f)" % (
+                        keyring / MiB, floors["keyring_anon_kib"] / MiB, foundation / MiB, floors["foundation_anon_kib"] / MiB),
+                    "—", None, "%.2f× their sum" % (authd_rss / (keyring + foundation))))
 
     log("==> P8: 1,000 idle connections and 1,000 subscribers")
     rows.append(p8(bench, daemon, path, p99["authd"]))
@@ -131,6 +140,23 @@ def run_all(bench):
     log("==> P6: socket-activated cold start to the first token")
     rows.append(p6(bench))
     return rows
+
+
+def memory_floors(bench):
+    """The idle RSS of the two floor programs (see Benchmarks/keyring-floor.c and FoundationFloor),
+    each measured like authd's: two seconds after it says it is ready."""
+    figures = {}
+    for name in ("keyring", "foundation"):
+        process = bench.spawn([os.path.join(bench.tools, name + "-floor")], name=name + "-floor")
+        ready = lambda: bench.read(name + "-floor.out").startswith("ready")  # noqa: E731
+        bench.wait_for(lambda: ready() or process.poll() is not None, "the %s floor" % name)
+        if not ready():
+            raise RuntimeError("the %s floor exited: %s" % (name, bench.read(name + "-floor.err").strip()))
+        time.sleep(2)
+        figures[name + "_kib"] = bench.rss_kib(process.pid)
+        figures[name + "_anon_kib"] = bench.rss_kib(process.pid, "RssAnon")
+        bench.stop(process)
+    return figures
 
 
 def start_oidc_agent(bench):
