@@ -21,6 +21,21 @@ import Testing
         #expect(ClientIdentity.appID(fromCgroup: "") == nil)
     }
 
+    @Test func aSandboxedProcessIsReadFromItsProcEntry() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("authd-proc-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let entry = root.appendingPathComponent("4242")
+        try FileManager.default.createDirectory(at: entry, withIntermediateDirectories: true)
+        // A binary replaced while it runs: the kernel appends " (deleted)" to the link's target.
+        try FileManager.default.createSymbolicLink(atPath: entry.appendingPathComponent("exe").path, withDestinationPath: "/app/bin/gnome-maps (deleted)")
+        try Data("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.gnome.Maps-81234.scope\n".utf8)
+            .write(to: entry.appendingPathComponent("cgroup"))
+        let identity = ClientIdentity.of(pid: 4242, procRoot: root.path)
+        #expect(identity.executable == "/app/bin/gnome-maps")
+        #expect(identity.appID == "org.gnome.Maps")
+        #expect(identity.app == "org.gnome.Maps")
+    }
+
     @Test func theExecutableComesFromProc() throws {
         let me = ClientIdentity.of(pid: getpid())
         #expect(me.executable == (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")))
