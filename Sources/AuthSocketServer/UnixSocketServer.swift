@@ -11,13 +11,13 @@ import Glibc
 
 /// Listens on a Unix socket and feeds newline-framed requests to a `SocketRequestHandler`.
 ///
-/// Every connection is a child task of `run()`, and every request a child task of its
-/// connection, so nothing outlives the server. Peers whose uid differs from ours get one
+/// A connection lives on its event loop, where cached tokens are answered, until it sends
+/// anything else; from then on it is a child task of `run()`, and every request a child task of
+/// its connection, so nothing outlives the server. Peers whose uid differs from ours get one
 /// `access_denied` line and are closed before a byte of theirs is read; `ConnectionLimits` bound
 /// the line length, the number of connections, quiet connections and unread output, each ending
-/// with one error line that says why. Stop it with graceful
-/// shutdown (as `ServiceGroup` does on SIGTERM): that closes the listener and every connection.
-/// Cancelling instead can drop connections NIO had accepted but not yet handed over.
+/// with one error line that says why. Graceful shutdown (as `ServiceGroup` does on SIGTERM) and
+/// cancellation both close the listener and every connection.
 public final class UnixSocketServer: Service, Sendable {
     private let path: String
     private let handler: any SocketRequestHandler
@@ -53,74 +53,98 @@ public final class UnixSocketServer: Service, Sendable {
         let ownUID = getuid()
         let logger = self.logger
         // Children start with reads off. A served one gets its pipeline here, on its event loop, and
-        // starts reading at once, so that a token request on a new connection is answered without
-        // waiting for the connection's task; it is wrapped in an NIOAsyncChannel only inside that
-        // task. A child NIO accepted while the listener was closing may never reach a task; as a
-        // bare channel it is just dropped, where a wrapped one would trap on its unfinished writer.
+        // starts reading at once, so that a token request is answered without any task. The
+        // connection gets its task (and is wrapped in an NIOAsyncChannel inside it) only when its
+        // second InboundHold first keeps something: a line that cannot be answered at once. A
+        // prompt's `$(authctl token)` thus costs the daemon no task and no thread hand-off, and a
+        // connection that never needs one is closed by its hold, its idle closer or `live`.
         // Until the wrap, InboundHolds keep what arrives (see there).
-        let (limits, handler, connectionIDs) = (self.limits, self.handler, self.connectionIDs)
+        let (limits, handler, connectionIDs, slots) = (self.limits, self.handler, self.connectionIDs, self.slots)
         let maxConnections = limits.maxConnections
-        let accept: @Sendable (Channel) -> EventLoopFuture<AcceptedConnection> = { [slots] channel in
+        let notices = ConnectionNotice.Prepared(limits: limits)
+        let (claimed, claims) = AsyncStream<ServedConnection>.makeStream()
+        let live = LiveConnections()
+        let initialize: @Sendable (Channel) -> EventLoopFuture<Void> = { channel in
             do {
                 try channel.pipeline.syncOperations.addHandler(InboundHold(), name: Self.bytesHoldName)
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)
             }
-            return Self.peerCredentials(of: channel).flatMapThrowing { peer -> AcceptedConnection in
+            return Self.peerCredentials(of: channel).flatMapThrowing { peer in
                 guard peer.uid == ownUID else {
                     logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
-                    return AcceptedConnection(channel: channel, peer: peer, admission: .refused(ConnectionNotice.refusal(uid: peer.uid)))
+                    try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.refusal(uid: peer.uid)))
+                    return
                 }
-                // Counted here, released when `serve` ends; a refused peer holds no slot.
+                // Counted here; released when the connection's task ends, or when it closes without one.
                 guard slots.take() else {
                     logger.warning("refused connection: too many connections", metadata: ["client.pid": "\(peer.pid)", "connections.max": "\(maxConnections)"])
-                    return AcceptedConnection(channel: channel, peer: peer, admission: .refused(ConnectionNotice.busy(limit: maxConnections)))
+                    try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.busy(limit: maxConnections)))
+                    return
                 }
+                let id = connectionIDs.next()
                 do {
-                    let served = try Self.startServing(channel, peer: peer, id: connectionIDs.next(), limits: limits, handler: handler, logger: logger)
-                    return AcceptedConnection(channel: channel, peer: peer, admission: .served(served))
+                    try Self.startServing(channel, peer: peer, id: id, limits: limits, notices: notices, handler: handler, logger: logger) { served in
+                        claims.yield(served)
+                    } closedUnclaimed: { outbox in
+                        outbox.finish()
+                        slots.release()
+                        logger.debug("connection closed", metadata: ["connection.id": "\(id)"])
+                    }
                 } catch {
                     slots.release()
                     throw error
                 }
+                live.add(channel, id: id)
             }
         }
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.autoRead, value: false)
-        let server: NIOAsyncChannel<AcceptedConnection, Never>
+            .childChannelInitializer(initialize)
+        let server: any Channel
         if let inherited {
-            server = try await bootstrap.bind(inherited, childChannelInitializer: accept)
+            server = try await bootstrap.withBoundSocket(inherited).get()
             logger.info("listening on the socket systemd passed", metadata: ["socket.path": "\(path)"])
         } else {
-            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true, childChannelInitializer: accept)
+            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
             chmod(path, 0o600)
             logger.info("listening", metadata: ["socket.path": "\(path)"])
         }
+        // The listener closes only when the server ends (shutdown, cancellation, or an error it
+        // cannot go on from): the loop below ends then, and every connection is closed.
+        server.closeFuture.whenComplete { _ in claims.finish() }
         readiness()
         defer { if inherited == nil { unlink(path) } }
 
-        try await withGracefulShutdownHandler {
-            try await withThrowingDiscardingTaskGroup { connections in
-                try await server.executeThenClose { inbound in
-                    for try await accepted in inbound {
-                        connections.addTask { await self.serve(accepted) }
-                    }
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { connections in
+                for await connection in claimed {
+                    connections.addTask { await self.serve(connection) }
                 }
+                // Nothing is accepted from here on; the tasks of the connections closed here end
+                // with them, and the group waits for that.
+                server.close(promise: nil)
+                live.closeAll()
             }
         } onGracefulShutdown: {
-            server.channel.close(promise: nil)
+            server.close(promise: nil)
+            live.closeAll()
         }
     }
 
     /// Builds a served connection's pipeline on its event loop and turns reads on: the line
     /// decoder, `ImmediateAnswerer` (a cached token goes out from here), the idle closer, and an
-    /// `InboundHold` for every other line until `serve` wraps the channel.
+    /// `InboundHold` for everything else. The hold calls `claim` when it first keeps something,
+    /// for the connection's task to take over (`serve`), or `closedUnclaimed` when the connection
+    /// ends without ever needing one.
     private static func startServing(_ channel: Channel, peer: PeerCredentials, id: UInt64, limits: ConnectionLimits,
-                                     handler: any SocketRequestHandler, logger: Logger) throws -> ServedConnection {
+                                     notices: ConnectionNotice.Prepared, handler: any SocketRequestHandler, logger: Logger,
+                                     claim: @escaping (ServedConnection) -> Void,
+                                     closedUnclaimed: @escaping (Outbox) -> Void) throws {
         let (items, continuation) = AsyncStream<Outbox.Item>.makeStream()
-        let outbox = Outbox(continuation: continuation, limit: limits.maxQueuedBytes, finalLine: ConnectionNotice.tooSlow(limit: limits.maxQueuedBytes)) {
+        let outbox = Outbox(continuation: continuation, limit: limits.maxQueuedBytes, finalLine: notices.tooSlow) {
             logger.notice("client reads too slowly; dropping it", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
             // The final error goes out if the client reads again soon; if not, the connection is cut.
             channel.eventLoop.scheduleTask(in: TimeAmount(limits.dropGrace)) { channel.close(promise: nil) }
@@ -134,39 +158,30 @@ public final class UnixSocketServer: Service, Sendable {
         try pipeline.addHandler(ImmediateAnswerer(outbox: outbox, activity: activity) { line in
             handler.answerAtOnce(line: line, connection: context)
         })
-        if let idleTimeout = limits.idleTimeout {
+        if let idleTimeout = limits.idleTimeout, let idleNotice = notices.idle {
             try pipeline.addHandler(IdleConnectionCloser(
-                timeout: TimeAmount(idleTimeout), activity: activity, outbox: outbox,
-                notice: ByteBuffer(bytes: ConnectionNotice.idle(timeout: idleTimeout))) {
+                timeout: TimeAmount(idleTimeout), activity: activity, outbox: outbox, notice: idleNotice) {
                     logger.debug("closing an idle connection", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
                 })
         }
-        try pipeline.addHandler(InboundHold(), name: linesHoldName)
+        let served = ServedConnection(channel: channel, context: context, items: items)
+        try pipeline.addHandler(InboundHold(claim: { claim(served) }, closedUnclaimed: { closedUnclaimed(outbox) }), name: linesHoldName)
+        logger.debug("connection opened", metadata: ["client.pid": "\(peer.pid)", "client.app": "\(client)", "connection.id": "\(id)"])
         // Bytes the first hold kept go through the decoder now.
         _ = pipeline.removeHandler(name: bytesHoldName)
         try channel.syncOptions?.setOption(.autoRead, value: true)
-        return ServedConnection(context: context, items: items)
     }
 
-    private func serve(_ accepted: AcceptedConnection) async {
-        let peer = accepted.peer
-        let served: ServedConnection
-        switch accepted.admission {
-        case .refused(let line):
-            // One line so the client can say why, then the close. Reads were never turned on, and
-            // what an InboundHold may have kept is dropped: nothing the peer sent is handled.
-            try? await accepted.channel.writeAndFlush(ByteBuffer(bytes: line))
-            try? await accepted.channel.close()
-            return
-        case .served(let connection):
-            served = connection
-        }
+    /// The task of a connection that needed one: wraps the channel for async use, hands held and
+    /// later lines to the handler, writes the outbox in order, and ends with the connection.
+    private func serve(_ served: ServedConnection) async {
         defer { slots.release() }
         let limits = self.limits
         let logger = self.logger
-        let rawChannel = accepted.channel
+        let rawChannel = served.channel
         let context = served.context
-        let (id, client, outbox, activity, items) = (context.id, context.client, context.outbox, context.activity, served.items)
+        let peer = context.peer
+        let (id, outbox, activity, items) = (context.id, context.outbox, context.activity, served.items)
         let channel: NIOAsyncChannel<InboundFrame, ByteBuffer>
         do {
             channel = try await rawChannel.eventLoop.submit {
@@ -180,7 +195,7 @@ public final class UnixSocketServer: Service, Sendable {
             rawChannel.close(promise: nil)
             return
         }
-        logger.debug("connection opened", metadata: ["client.pid": "\(peer.pid)", "client.app": "\(client)", "connection.id": "\(id)"])
+        logger.debug("connection claimed by a task", metadata: ["connection.id": "\(id)"])
         do {
             // On graceful shutdown every connection is closed too: a subscriber would otherwise
             // keep its task, and so the daemon, alive forever.
@@ -255,25 +270,11 @@ public final class UnixSocketServer: Service, Sendable {
     }
 }
 
-/// A child channel and its peer's credentials, not yet wrapped for async use.
-struct AcceptedConnection: Sendable {
-    /// Whether the peer is served, and what that needs.
-    enum Admission: Sendable {
-        /// The peer may not be served (another uid, no free slot): this line and the close, and
-        /// nothing of the peer's is read.
-        case refused(Data)
-        /// The pipeline is built and reading; the connection's task takes it from here.
-        case served(ServedConnection)
-    }
-
-    let channel: Channel
-    let peer: PeerCredentials
-    let admission: Admission
-}
-
-/// What the accept built for a served connection: its context (with the outbox its pipeline
-/// already writes to) and the outbox's items, which the connection's task sends.
+/// What the accept built for a served connection, handed to a task once the connection needs
+/// one: the channel (reading, not yet wrapped for async use), its context (with the outbox its
+/// pipeline already writes to) and the outbox's items, which the task sends.
 struct ServedConnection: Sendable {
+    let channel: any Channel
     let context: ConnectionContext
     let items: AsyncStream<Outbox.Item>
 }

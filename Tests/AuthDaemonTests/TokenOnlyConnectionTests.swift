@@ -1,0 +1,116 @@
+import AuthProtocol
+import AuthSocket
+import AuthSocketServer
+import Foundation
+import Synchronization
+import Testing
+
+/// A connection that only asks for cached tokens is served on the socket's event loop and never
+/// gets a task of its own. These check that it still ends like every other connection: its slot
+/// comes back, a half-close ends it after its answers, shutdown closes it, and a later request of
+/// another kind is served as usual.
+@Suite struct TokenOnlyConnectionTests {
+    private static let tokenLine = Data("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session.token\",\"params\":{}}\n".utf8)
+
+    private func signIn(_ daemon: DaemonHarness) async throws {
+        try await blocking {
+            let client = try daemon.connect()
+            _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
+        }
+    }
+
+    /// The access token in a `session.token` answer with id 7, or nil.
+    private func token(_ line: [UInt8]?) -> String? {
+        let answer = object(line)
+        guard answer["id"] as? Int == 7 else { return nil }
+        return (answer["result"] as? [String: Any])?["access_token"] as? String
+    }
+
+    @Test func slotsComeBackFromConnectionsThatOnlyTookTokens() async throws {
+        try await DaemonHarness.run(limits: ConnectionLimits(maxConnections: 2)) { daemon in
+            try await signIn(daemon)
+            try await blocking {
+                // Fifteen times the limit, one after another: each must be served. A slot comes
+                // back a moment after its connection closes (the daemon has to see the close), so
+                // a "busy" is retried for a while; a slot that never came back would fail here.
+                for _ in 0..<30 {
+                    var served = false
+                    for _ in 0..<100 where !served {
+                        let raw = try daemon.raw()
+                        raw.setReadTimeout(20)
+                        // A refused connection may be closed before the request is written.
+                        served = (try? raw.write(Self.tokenLine)).flatMap { _ in try? raw.readLine() }.map { token($0) != nil } ?? false
+                        raw.close()
+                        if !served { Thread.sleep(forTimeInterval: 0.02) }
+                    }
+                    #expect(served)
+                }
+                // The limit still holds: two open connections, and a third is refused.
+                let open = try (0..<2).map { _ in
+                    let raw = try daemon.raw()
+                    raw.setReadTimeout(20)
+                    try raw.write(Self.tokenLine)
+                    #expect(token(try raw.readLine()) != nil)
+                    return raw
+                }
+                let third = try daemon.raw()
+                third.setReadTimeout(20)
+                let refusal = object(try third.readLine())
+                #expect(((refusal["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String == "busy")
+                open.forEach { $0.close() }
+            }
+        }
+    }
+
+    @Test func aHalfCloseAfterTokensEndsTheConnectionOnceTheyAreWritten() async throws {
+        try await DaemonHarness.run { daemon in
+            try await signIn(daemon)
+            try await blocking {
+                let raw = try daemon.raw()
+                raw.setReadTimeout(20)
+                try raw.write(Self.tokenLine + Self.tokenLine)
+                raw.finishWriting()
+                #expect(token(try raw.readLine()) != nil)
+                #expect(token(try raw.readLine()) != nil)
+                #expect(try raw.readLine() == nil)
+            }
+        }
+    }
+
+    @Test func anotherRequestAfterTokensIsServedOnTheSameConnection() async throws {
+        try await DaemonHarness.run { daemon in
+            try await signIn(daemon)
+            try await blocking {
+                let raw = try daemon.raw()
+                raw.setReadTimeout(20)
+                try raw.write(Self.tokenLine)
+                #expect(token(try raw.readLine()) != nil)
+                try raw.write(Data("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"hello\"}\n".utf8))
+                let hello = object(try raw.readLine())
+                #expect(hello["id"] as? Int == 8 && hello["result"] is [String: Any])
+                try raw.write(Self.tokenLine)
+                #expect(token(try raw.readLine()) != nil)
+                raw.close()
+            }
+        }
+    }
+
+    @Test func shutdownClosesAConnectionThatOnlyTookTokens() async throws {
+        let kept = Mutex<LineConnection?>(nil)
+        try await DaemonHarness.run { daemon in
+            try await signIn(daemon)
+            let raw = try await blocking {
+                let raw = try daemon.raw()
+                raw.setReadTimeout(20)
+                try raw.write(Self.tokenLine)
+                #expect(token(try raw.readLine()) != nil)
+                return raw
+            }
+            kept.withLock { $0 = raw }
+        }
+        // The harness stopped the daemon as SIGTERM does; the open connection must see the end.
+        let raw = try #require(kept.withLock { $0 })
+        #expect(try await blocking { try raw.readLine() } == nil)
+        raw.close()
+    }
+}
