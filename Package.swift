@@ -20,6 +20,12 @@ let leanReleaseLinking: [LinkerSetting] = [.unsafeFlags([
     "-Xlinker", "--no-export-dynamic",
 ], .when(configuration: .release))]
 
+// authctl's front goes further: it uses nothing but the Swift runtime and a few system calls (no
+// Foundation, no name service lookups, no dlopen), so it is one fully static executable. The
+// dynamic loader, libc's and libstdc++'s relocations and symbol binding were half of its start.
+let staticReleaseSwift: [SwiftSetting] = [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
+let staticReleaseLinking: [LinkerSetting] = [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
+
 let package = Package(
     name: "authd",
     platforms: [.macOS(.v14)],
@@ -99,11 +105,11 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // authctl's front: answers `authctl token` itself and hands everything else to authctl-full
-        // by exec. No Foundation and the Swift runtime linked inside, so that `$(authctl token)` in
-        // scripts and prompts starts like a hello-world (benchmark P2). Release builds only: a debug
-        // build does not link statically.
+        // by exec. No Foundation, and fully static in release builds, so that `$(authctl token)` in
+        // scripts and prompts starts like a hello-world (benchmark P2). (The link warns that the
+        // Swift runtime refers to dlopen: only for an optional library it does not look for here.)
         .executableTarget(name: "authctl", dependencies: ["AuthSocket"],
-                          swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
+                          swiftSettings: staticReleaseSwift, linkerSettings: staticReleaseLinking),
         // The whole command-line tool, installed in libexec/authd and run by the front; linked the
         // same way, since `authctl status` sits in prompts too.
         .executableTarget(name: "authctl-full", dependencies: [
@@ -126,7 +132,7 @@ let package = Package(
         // Benchmarks/: the Swift hello-world that `authctl token` is measured against (scripts/bench),
         // linked the same way as authctl.
         .executableTarget(name: "authd-bench-hello", path: "Benchmarks/Hello",
-                          swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
+                          swiftSettings: staticReleaseSwift, linkerSettings: staticReleaseLinking),
         // Benchmarks/: the Swift runtime and Foundation alone, linked the same way as authd: the
         // part of the daemon's idle memory (P4) that no change to authd's own code can remove.
         .executableTarget(name: "authd-bench-foundation-floor", path: "Benchmarks/FoundationFloor",
