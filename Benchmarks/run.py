@@ -163,6 +163,13 @@ class Bench:
                     return int(line.split()[1])
         return 0
 
+    @staticmethod
+    def cpu_seconds(pid):
+        """The CPU time (user + system) process PID has used so far, from /proc/PID/stat."""
+        with open("/proc/%d/stat" % pid) as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def hyperfine(self, commands, runs):
         export = os.path.join(self.work, "hyperfine.json")
         argv = ["hyperfine", "-N", "--warmup", "20", "--runs", str(runs), "--export-json", export, "--style", "none"]
