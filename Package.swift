@@ -12,7 +12,7 @@ import PackageDescription
 //   a few dozen KiB of relocations instead of megabytes;
 // - no dynamic symbol table for our own code (-static-stdlib turns on -export-dynamic, which
 //   nothing here uses: no plugins are loaded and crash backtraces read the file's own symbols).
-// What this saves is measured by benchmarks P2, P4 and P6 (README "Benchmarks").
+// What this saves is measured by benchmarks P4 and P6 (README "Benchmarks").
 let leanReleaseSwift: [SwiftSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
 let leanReleaseLinking: [LinkerSetting] = [.unsafeFlags([
     "-static-stdlib", "-use-ld=lld",

@@ -26,33 +26,43 @@ import Testing
         return (answer["result"] as? [String: Any])?["access_token"] as? String
     }
 
+    /// A new raw connection that has been handed one cached token.
+    private func connectionWithToken(_ daemon: DaemonHarness) throws -> LineConnection {
+        let raw = try daemon.raw()
+        raw.setReadTimeout(20)
+        try raw.write(Self.tokenLine)
+        #expect(token(try raw.readLine()) != nil)
+        return raw
+    }
+
+    /// A connection that has been handed a cached token, once the daemon has a free slot for it.
+    /// A slot comes back a moment after its connection closes (the daemon has to see the close),
+    /// so a "busy" is retried for up to two seconds; a slot that never came back fails here.
+    private func servedConnectionWithToken(_ daemon: DaemonHarness) throws -> LineConnection? {
+        for _ in 0..<100 {
+            let raw = try daemon.raw()
+            raw.setReadTimeout(20)
+            // A refused connection may be closed before the request is written.
+            if (try? raw.write(Self.tokenLine)) != nil, let line = try? raw.readLine(), token(line) != nil { return raw }
+            raw.close()
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return nil
+    }
+
     @Test func slotsComeBackFromConnectionsThatOnlyTookTokens() async throws {
         try await DaemonHarness.run(limits: ConnectionLimits(maxConnections: 2)) { daemon in
             try await signIn(daemon)
             try await blocking {
-                // Fifteen times the limit, one after another: each must be served. A slot comes
-                // back a moment after its connection closes (the daemon has to see the close), so
-                // a "busy" is retried for a while; a slot that never came back would fail here.
+                // Fifteen times the limit, one after another: each must be served.
                 for _ in 0..<30 {
-                    var served = false
-                    for _ in 0..<100 where !served {
-                        let raw = try daemon.raw()
-                        raw.setReadTimeout(20)
-                        // A refused connection may be closed before the request is written.
-                        served = (try? raw.write(Self.tokenLine)).flatMap { _ in try? raw.readLine() }.map { token($0) != nil } ?? false
-                        raw.close()
-                        if !served { Thread.sleep(forTimeInterval: 0.02) }
-                    }
-                    #expect(served)
+                    let raw = try servedConnectionWithToken(daemon)
+                    #expect(raw != nil)
+                    raw?.close()
                 }
                 // The limit still holds: two open connections, and a third is refused.
-                let open = try (0..<2).map { _ in
-                    let raw = try daemon.raw()
-                    raw.setReadTimeout(20)
-                    try raw.write(Self.tokenLine)
-                    #expect(token(try raw.readLine()) != nil)
-                    return raw
-                }
+                let open = try (0..<2).compactMap { _ in try servedConnectionWithToken(daemon) }
+                #expect(open.count == 2)
                 let third = try daemon.raw()
                 third.setReadTimeout(20)
                 let refusal = object(try third.readLine())
@@ -81,10 +91,7 @@ import Testing
         try await DaemonHarness.run { daemon in
             try await signIn(daemon)
             try await blocking {
-                let raw = try daemon.raw()
-                raw.setReadTimeout(20)
-                try raw.write(Self.tokenLine)
-                #expect(token(try raw.readLine()) != nil)
+                let raw = try connectionWithToken(daemon)
                 try raw.write(Data("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"hello\"}\n".utf8))
                 let hello = object(try raw.readLine())
                 #expect(hello["id"] as? Int == 8 && hello["result"] is [String: Any])
@@ -99,13 +106,7 @@ import Testing
         let kept = Mutex<LineConnection?>(nil)
         try await DaemonHarness.run { daemon in
             try await signIn(daemon)
-            let raw = try await blocking {
-                let raw = try daemon.raw()
-                raw.setReadTimeout(20)
-                try raw.write(Self.tokenLine)
-                #expect(token(try raw.readLine()) != nil)
-                return raw
-            }
+            let raw = try await blocking { try connectionWithToken(daemon) }
             kept.withLock { $0 = raw }
         }
         // The harness stopped the daemon as SIGTERM does; the open connection must see the end.
