@@ -1,10 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Module graph (see README "Architecture"): the pure core and the wire contract depend on nothing
-// of ours; adapters (GoTrue HTTP, libsecret keyring, NIO socket server) implement the core's
-// ports; the daemon wires ports together; authctl and desktop apps see only the client library,
-// which does not pull in SwiftNIO so that short-lived clients start fast.
 // How the installed programs are linked in release builds (debug builds link the usual way):
 // - the Swift runtime and Foundation linked inside (-static-stdlib), so that start-up binds no
 //   Swift shared libraries and only the pages a program touches are mapped;
@@ -26,6 +22,10 @@ let leanReleaseLinking: [LinkerSetting] = [.unsafeFlags([
 let staticReleaseSwift: [SwiftSetting] = [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
 let staticReleaseLinking: [LinkerSetting] = [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
 
+// Module graph (see README "Architecture"): the pure core and the wire contract depend on nothing
+// of ours; adapters (GoTrue HTTP, libsecret keyring, NIO socket server) implement the core's
+// ports; the daemon wires ports together; authctl and desktop apps see only the client library,
+// which does not pull in SwiftNIO so that short-lived clients start fast.
 let package = Package(
     name: "authd",
     platforms: [.macOS(.v14)],
