@@ -40,7 +40,8 @@ final class InboundHold: ChannelDuplexHandler, RemovableChannelHandler {
     func channelReadComplete(context: ChannelHandlerContext) {}
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if claim != nil, reads.isEmpty, events.isEmpty, case .inputClosed? = event as? ChannelEvent {
+        // Unclaimed, the hold keeps nothing yet (the first thing kept claims it).
+        if claim != nil, case .inputClosed? = event as? ChannelEvent {
             // The peer is done and every line it sent was answered at once: no task is needed to
             // end the connection. It closes once those answers are written (writes complete in
             // order, so the empty one completes last), as the task would close it.

@@ -123,14 +123,15 @@ public final class UnixSocketServer: Service, Sendable {
                 for await connection in claimed {
                     connections.addTask { await self.serve(connection) }
                 }
-                // Nothing is accepted from here on; the tasks of the connections closed here end
-                // with them, and the group waits for that.
+                // Nothing is accepted from here on. Every connection is closed here, with a task
+                // or without (a subscriber would otherwise keep its task, and so the daemon, alive
+                // forever); the tasks end with their connections, and the group waits for that.
                 server.close(promise: nil)
                 live.closeAll()
             }
         } onGracefulShutdown: {
+            // Closing the listener ends the loop above, which closes the rest.
             server.close(promise: nil)
-            live.closeAll()
         }
     }
 
@@ -197,58 +198,53 @@ public final class UnixSocketServer: Service, Sendable {
         }
         logger.debug("connection claimed by a task", metadata: ["connection.id": "\(id)"])
         do {
-            // On graceful shutdown every connection is closed too: a subscriber would otherwise
-            // keep its task, and so the daemon, alive forever.
-            try await withGracefulShutdownHandler {
-                try await channel.executeThenClose { inbound, outbound in
-                    await withDiscardingTaskGroup { tasks in
-                        tasks.addTask {
-                            // The single writer: answers and events leave in the order they were queued.
-                            writing: for await item in items {
-                                // Lines queued before an overflow are dropped; only the final error goes.
-                                guard outbox.taken(item) else { continue }
-                                switch item {
-                                case .line(let line):
-                                    do { try await outbound.write(ByteBuffer(bytes: line)) } catch {
-                                        // The peer cannot take output any more (it shut its side
-                                        // down): end the connection instead of leaving it half open.
-                                        rawChannel.close(promise: nil)
-                                        outbox.finish()
-                                        break writing
-                                    }
-                                case .final(let line):
-                                    try? await rawChannel.writeAndFlush(ByteBuffer(bytes: line))
+            // Shutdown closes the channel through `live` (see `run`).
+            try await channel.executeThenClose { inbound, outbound in
+                await withDiscardingTaskGroup { tasks in
+                    tasks.addTask {
+                        // The single writer: answers and events leave in the order they were queued.
+                        writing: for await item in items {
+                            // Lines queued before an overflow are dropped; only the final error goes.
+                            guard outbox.taken(item) else { continue }
+                            switch item {
+                            case .line(let line):
+                                do { try await outbound.write(ByteBuffer(bytes: line)) } catch {
+                                    // The peer cannot take output any more (it shut its side
+                                    // down): end the connection instead of leaving it half open.
                                     rawChannel.close(promise: nil)
+                                    outbox.finish()
+                                    break writing
                                 }
+                            case .final(let line):
+                                try? await rawChannel.writeAndFlush(ByteBuffer(bytes: line))
+                                rawChannel.close(promise: nil)
                             }
                         }
-                        await withDiscardingTaskGroup { requests in
-                            do {
-                                for try await frame in inbound {
-                                    switch frame {
-                                    case .line(let buffer):
-                                        let data = Data(buffer.readableBytesView)
-                                        requests.addTask {
-                                            await self.handler.handle(line: data, connection: context)
-                                            activity.requestFinished(now: NIODeadline.now().uptimeNanoseconds)
-                                        }
-                                    case .tooLong:
-                                        logger.notice("request line too long; closing", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
-                                        outbox.send(ConnectionNotice.lineTooLong(limit: limits.maxLineLength))
-                                        return
-                                    }
-                                }
-                            } catch {
-                                logger.debug("connection read ended", metadata: ["connection.id": "\(id)", "error": "\(error)"])
-                            }
-                        }
-                        // Subscribers keep the connection open; once the client is gone, nothing more is sent.
-                        await handler.connectionClosed(context)
-                        outbox.finish()
                     }
+                    await withDiscardingTaskGroup { requests in
+                        do {
+                            for try await frame in inbound {
+                                switch frame {
+                                case .line(let buffer):
+                                    let data = Data(buffer.readableBytesView)
+                                    requests.addTask {
+                                        await self.handler.handle(line: data, connection: context)
+                                        activity.requestFinished(now: NIODeadline.now().uptimeNanoseconds)
+                                    }
+                                case .tooLong:
+                                    logger.notice("request line too long; closing", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
+                                    outbox.send(ConnectionNotice.lineTooLong(limit: limits.maxLineLength))
+                                    return
+                                }
+                            }
+                        } catch {
+                            logger.debug("connection read ended", metadata: ["connection.id": "\(id)", "error": "\(error)"])
+                        }
+                    }
+                    // Subscribers keep the connection open; once the client is gone, nothing more is sent.
+                    await handler.connectionClosed(context)
+                    outbox.finish()
                 }
-            } onGracefulShutdown: {
-                channel.channel.close(promise: nil)
             }
         } catch {
             logger.debug("connection ended with an error", metadata: ["connection.id": "\(id)", "error": "\(error)"])

@@ -4,7 +4,9 @@ import AuthdClient
 import AuthIPC
 import AuthProtocol
 import AuthTestSupport
+import AuthSocket
 import Foundation
+import Synchronization
 import Testing
 
 /// The daemon's methods over a real Unix socket.
@@ -138,6 +140,26 @@ import Testing
 
 /// Shutting down while clients keep connecting (SIGTERM during a login storm).
 @Suite struct ShutdownTests {
+    @Test func shutdownClosesASubscribersConnection() async throws {
+        let kept = Mutex<LineConnection?>(nil)
+        try await DaemonHarness.run { daemon in
+            let watcher = try await blocking {
+                let watcher = try daemon.raw()
+                watcher.setReadTimeout(20)
+                try watcher.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
+                _ = try watcher.readLine()   // acknowledgement
+                _ = try watcher.readLine()   // INITIAL_SESSION
+                return watcher
+            }
+            kept.withLock { $0 = watcher }
+        }
+        // The harness stopped the daemon as SIGTERM does: the subscriber's connection, which would
+        // otherwise stay open for events, must see the end.
+        let watcher = try #require(kept.withLock { $0 })
+        #expect(try await blocking { try watcher.readLine() } == nil)
+        watcher.close()
+    }
+
     @Test func connectionsArrivingDuringShutdownDoNotCrashTheDaemon() async throws {
         try await DaemonHarness.run { daemon in
             let path = daemon.socketPath
