@@ -76,10 +76,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
         var refreshLead: TimeInterval?
         if let value = table["refresh_lead"] {
-            guard let seconds = value.int ?? value.double.map({ Int($0) }), seconds > 0 else {
-                throw ConfigurationError("\(locator.at(source, key: "refresh_lead", in: "")): refresh_lead must be a positive number of seconds")
+            let seconds = value.int.map(TimeInterval.init) ?? value.double
+            guard let seconds, RefreshLead.allowed.contains(seconds) else {
+                throw ConfigurationError("\(locator.at(source, key: "refresh_lead", in: "")): refresh_lead must be a number of seconds from 1 to \(Int(RefreshLead.allowed.upperBound))")
             }
-            refreshLead = TimeInterval(seconds)
+            refreshLead = seconds
         }
         var profiles: [ProfileConfiguration] = []
         if let profileTables = table["profiles"]?.table {
@@ -119,6 +120,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
         }
         return DaemonConfiguration(profiles: profiles, defaultProfile: defaultProfile, refreshLead: refreshLead)
     }
+}
+
+/// The range of `refresh_lead` (and `authd --refresh-lead`): a second to a day. Anything else,
+/// infinities and NaN included, is a configuration error rather than a number the refresh
+/// schedule would have to survive.
+public enum RefreshLead {
+    /// Seconds before expiry a refresh may be scheduled at.
+    public static let allowed: ClosedRange<TimeInterval> = 1...86_400
 }
 
 /// A configuration problem, with the file (and line where known) in the message.

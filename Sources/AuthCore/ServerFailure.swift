@@ -38,6 +38,9 @@ public enum DegradedReason: String, Sendable, Equatable, Codable {
     case serverError = "server_error"
     /// The server rate-limited us (429).
     case rateLimited = "rate_limited"
+    /// authd itself held a refresh back: its per-session limit of refresh grants a minute was
+    /// reached (`RefreshBudget`).
+    case refreshLimited = "refresh_limited"
 }
 
 extension ServerFailure {

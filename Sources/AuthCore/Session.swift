@@ -26,11 +26,33 @@ public struct Session: Sendable, Equatable, Codable {
         self.user = user
     }
 
-    /// Creates a session from a grant GoTrue returned, received at `now`.
+    /// The longest access-token lifetime authd takes from a server: one year. GoTrue's own
+    /// limit is far lower; a larger `expires_in` is a broken or hostile answer, and taking it
+    /// as it is would put dates beyond what the wire's integers can carry.
+    public static let maximumLifetime: TimeInterval = 31_536_000
+
+    /// Creates a session from a grant GoTrue returned, received at `now`. The lifetime is taken
+    /// between 0 and `maximumLifetime` (the HTTP adapter refuses answers outside it before this).
     public init(grant: SessionGrant, receivedAt now: Date) {
+        let lifetime = min(max(TimeInterval(grant.expiresIn), 0), Self.maximumLifetime)
         self.init(accessToken: grant.accessToken, refreshToken: grant.refreshToken,
-                  expiresAt: now.addingTimeInterval(TimeInterval(grant.expiresIn)),
-                  receivedAt: now, user: grant.user)
+                  expiresAt: now.addingTimeInterval(lifetime), receivedAt: now, user: grant.user)
+    }
+
+    /// This session as it may be served, read back from the store at `now`: dates that are not
+    /// finite, a lifetime outside 0…`maximumLifetime`, or a receipt more than that away from `now`
+    /// (a session stored by an older version, or a damaged item) make it expired at `now`, so it
+    /// is refreshed at once instead of carrying an impossible expiry into timers and the wire.
+    public func plausible(at now: Date) -> Session {
+        let received = receivedAt.timeIntervalSince1970, expires = expiresAt.timeIntervalSince1970
+        let fine = received.isFinite && expires.isFinite
+            && (0...Self.maximumLifetime).contains(expires - received)
+            && abs(received - now.timeIntervalSince1970) <= Self.maximumLifetime
+        if fine { return self }
+        var expired = self
+        expired.receivedAt = now
+        expired.expiresAt = now
+        return expired
     }
 
     /// The access token's lifetime as granted.

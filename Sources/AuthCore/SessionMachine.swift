@@ -23,6 +23,7 @@ public struct SessionMachine: Sendable {
     public private(set) var storeRetryAt: Date?
 
     private let policy: RefreshPolicy
+    private var budget: RefreshBudget
     private var waiting: [(id: RequestID, minimum: TimeInterval)] = []
     private var pending: (session: Session, event: SessionEvent)?
     private var failures = 0
@@ -37,6 +38,7 @@ public struct SessionMachine: Sendable {
     /// Creates a machine in the `loading` phase.
     public init(policy: RefreshPolicy = RefreshPolicy()) {
         self.policy = policy
+        self.budget = RefreshBudget(limit: policy.refreshLimit, window: policy.refreshLimitWindow)
     }
 
     /// The session being written to the store before it is served (during `.persisting`).
@@ -60,10 +62,11 @@ public struct SessionMachine: Sendable {
             phase = .signedOut(nil)
             return prelude + [.emit(.initialSession(expired: false))] + failWaiting(.notSignedIn(nil))
         }
-        session = stored
+        let served = stored.plausible(at: now)
+        session = served
         phase = .signedIn
-        let expired = stored.remaining(at: now) <= 0
-        nextRefreshAt = policy.refreshDeadline(for: stored, random: random)
+        let expired = served.remaining(at: now) <= 0
+        nextRefreshAt = policy.refreshDeadline(for: served, random: random)
         return prelude + [.emit(.initialSession(expired: expired))] + evaluate(now: now)
     }
 
@@ -154,7 +157,7 @@ public struct SessionMachine: Sendable {
                 // Just failed: do not hammer the server on behalf of a busy client.
                 return answerWaitingAfterFailure(degraded.reason, detail: degraded.detail, now: now)
             }
-            return beginRefresh()
+            return beginRefresh(now: now)
         }
     }
 
@@ -189,6 +192,8 @@ public struct SessionMachine: Sendable {
     /// again so that a restart does not bring back the unshifted expiry.
     public mutating func clockJumped(by offset: TimeInterval, now: Date) -> [SessionAction] {
         var actions: [SessionAction] = []
+        // The breaker counts in real time either way: a clock set forward must not empty it.
+        budget.shift(by: offset)
         if offset < 0 {
             session?.shift(by: offset)
             pending?.session.shift(by: offset)
@@ -249,9 +254,11 @@ public struct SessionMachine: Sendable {
     public mutating func storeFinished(generation: UInt64, failure: StoreFailure?, now: Date, random: Double = 0.5) -> [SessionAction] {
         guard generation == self.generation else { return [] }
         var actions: [SessionAction] = []
+        var adopted: Session?
         if phase == .persisting, let pending {
             self.pending = nil
             session = pending.session
+            adopted = pending.session
             phase = .signedIn
             nextRefreshAt = policy.refreshDeadline(for: pending.session, random: random)
             actions.append(.emit(pending.event))
@@ -262,6 +269,13 @@ public struct SessionMachine: Sendable {
         }
         let changedMeanwhile = storeAgainAfterWrite
         actions += keyringOutcome(failure, now: now, random: random)
+        if let adopted {
+            // Everyone waiting gets the new token, even one that still falls short of what was
+            // asked (a minimum near the lifetime, less the request's latency and GoTrue's whole
+            // seconds): no request ever causes more than one refresh grant, so no client can
+            // start a loop of them. The answer carries the token's real expiry.
+            actions += answerWaiting(with: adopted)
+        }
         if changedMeanwhile, failure == nil {
             // The session changed while that write was out: write the newer one too. (After a
             // failed write the scheduled retry writes the current session anyway.)
@@ -315,6 +329,9 @@ public struct SessionMachine: Sendable {
     /// request needs a fresher token, and re-arms the timer.
     private mutating func evaluate(now: Date) -> [SessionAction] {
         guard phase == .signedIn, let session, let deadline = nextRefreshAt else { return [] }
+        if let held = degraded, held.reason == .refreshLimited, now >= held.retryAt {
+            degraded = nil // the breaker has room again
+        }
         var actions: [SessionAction] = []
         var stillWaiting: [(id: RequestID, minimum: TimeInterval)] = []
         for waiter in waiting {
@@ -334,7 +351,7 @@ public struct SessionMachine: Sendable {
             actions.append(.store(session, generation: generation))
         }
         if now >= deadline || !waiting.isEmpty {
-            return actions + beginRefresh()
+            return actions + beginRefresh(now: now)
         }
         return actions + [.armTimer(min(deadline, storeRetryAt ?? deadline))]
     }
@@ -369,10 +386,26 @@ public struct SessionMachine: Sendable {
         storeAgainAfterWrite = false
     }
 
-    private mutating func beginRefresh() -> [SessionAction] {
+    /// Starts a refresh, unless the breaker (`RefreshBudget`) is full: then the refresh is held
+    /// back until the window has room, waiting requests get the current token while it is valid
+    /// (an error saying so once it is not), and subscribers are told once.
+    private mutating func beginRefresh(now: Date) -> [SessionAction] {
         guard let session else { return [] }
+        guard budget.take(now: now) else { return holdBackRefresh(now: now) }
         phase = .refreshing
         return [.emit(.refreshing), .refresh(refreshToken: session.refreshToken, generation: generation)]
+    }
+
+    private mutating func holdBackRefresh(now: Date) -> [SessionAction] {
+        let retryAt = budget.nextAllowed(now: now)
+        let detail = "authd held back a refresh: \(budget.limit) refresh grants in \(Int(budget.window)) s is its limit"
+        let announce = degraded?.reason != .refreshLimited || degraded?.retryAt != retryAt
+        degraded = (.refreshLimited, detail, retryAt)
+        nextRefreshAt = max(nextRefreshAt ?? retryAt, retryAt)
+        let event: [SessionAction] = announce ? [.emit(.refreshFailing(.refreshLimited, detail: detail, retryAt: retryAt))] : []
+        // Woken when the window has room: the refresh is then due, or the held-back state ends.
+        return event + [.armTimer(min(retryAt, storeRetryAt ?? retryAt))]
+            + answerWaitingAfterFailure(.refreshLimited, detail: detail, now: now)
     }
 
     private mutating func end(_ reason: SignOutReason) -> [SessionAction] {
@@ -397,6 +430,12 @@ public struct SessionMachine: Sendable {
                 ? .answer(waiter.id, .success(token(session)))
                 : .answer(waiter.id, .failure(.refreshFailing(reason, detail: detail)))
         }
+        waiting.removeAll()
+        return answers
+    }
+
+    private mutating func answerWaiting(with session: Session) -> [SessionAction] {
+        let answers = waiting.map { SessionAction.answer($0.id, .success(token(session))) }
         waiting.removeAll()
         return answers
     }

@@ -60,10 +60,11 @@ public final class DispatchWallTimer: RefreshTimer, @unchecked Sendable {
 
     /// Arms the timer for `deadline`.
     public func arm(at deadline: Date, handler: @escaping @Sendable () -> Void) {
-        let seconds = deadline.timeIntervalSince1970
+        // Between the epoch and the year 9999: whatever the date, the conversion cannot trap.
+        let seconds = min(max(deadline.timeIntervalSince1970, 0), 253_402_300_799)
         var spec = timespec()
-        spec.tv_sec = Int(seconds.rounded(.down))
-        spec.tv_nsec = Int((seconds - seconds.rounded(.down)) * 1_000_000_000)
+        spec.tv_sec = Int(saturating: seconds, rounding: .down)
+        spec.tv_nsec = min(Int(saturating: (seconds - seconds.rounded(.down)) * 1_000_000_000), 999_999_999)
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(wallDeadline: DispatchWallTime(timespec: spec), leeway: .milliseconds(100))
         timer.setEventHandler(handler: handler)

@@ -10,8 +10,8 @@ enum DaemonMethods {
     /// The answer to `session.token` for `token`, as both the event loop and the table give it.
     static func tokenResult(_ token: IssuedToken, now: Date = Date()) -> Methods.Token.Result {
         let expiresAt = token.expiresAt.timeIntervalSince1970
-        return Methods.Token.Result(accessToken: token.accessToken, expiresAt: Int64(expiresAt.rounded(.down)),
-                                    expiresIn: max(0, Int64((expiresAt - now.timeIntervalSince1970).rounded(.down))))
+        return Methods.Token.Result(accessToken: token.accessToken, expiresAt: Int64(saturating: expiresAt, rounding: .down),
+                                    expiresIn: max(0, Int64(saturating: expiresAt - now.timeIntervalSince1970, rounding: .down)))
     }
 
     static func table(registry: ProfileRegistry, apps: AppAccessGate) -> MethodTable {

@@ -374,6 +374,10 @@ public actor SessionDriver: Service {
             case .loadStore:
                 jobSink.yield(.loadStore)
             case .emit(let event):
+                if case .refreshFailing(.refreshLimited, let detail, _) = event {
+                    // Failed refreshes are logged where they fail; a held-back one never leaves.
+                    logger.notice("refresh held back", metadata: ["refresh.detail": "\(detail)"])
+                }
                 let message = StatusMapper.event(event, machine: machine, profile: profile, server: server)
                 logger.debug("event", metadata: ["event.name": "\(message.event)"])
                 for send in subscribers.values { send(message) }
@@ -398,7 +402,7 @@ public actor SessionDriver: Service {
                              monotonicElapsed: now.monotonic - lastClockCheck.monotonic)
         lastClockCheck = now
         guard jump.isJump() else { return }
-        logger.notice("the wall clock jumped; re-evaluating the session", metadata: ["clock.offset_seconds": "\(Int(jump.offset))"])
+        logger.notice("the wall clock jumped; re-evaluating the session", metadata: ["clock.offset_seconds": "\(Int64(saturating: jump.offset))"])
         apply(machine.clockJumped(by: jump.offset, now: now.wall))
     }
 

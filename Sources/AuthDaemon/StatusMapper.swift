@@ -19,11 +19,11 @@ enum StatusMapper {
         if case .signedOut(let reason?) = machine.phase { status.signOutReason = reason.code }
         if let session = machine.session {
             status.user = SessionStatus.User(id: session.user.id, email: session.user.email, phone: session.user.phone)
-            status.expiresAt = Int64(session.expiresAt.timeIntervalSince1970.rounded(.down))
+            status.expiresAt = Int64(saturating: session.expiresAt.timeIntervalSince1970, rounding: .down)
         }
         if let degraded = machine.degraded {
             status.degraded = SessionStatus.Degraded(reason: degraded.reason.rawValue, detail: degraded.detail,
-                                                     retryAt: Int64(degraded.retryAt.timeIntervalSince1970.rounded(.up)))
+                                                     retryAt: Int64(saturating: degraded.retryAt.timeIntervalSince1970, rounding: .up))
         }
         switch (machine.phase, machine.keyringFailure) {
         case (.storeUnavailable(let failure), _), (_, let failure?):
@@ -68,12 +68,16 @@ enum StatusMapper {
             let why = reason.map { " (session ended: \($0.code))" } ?? ""
             return .application(.notSignedIn, "not signed in\(why): run 'authctl login'")
         case .refreshFailing(let reason, let detail):
-            let wire: ErrorReason = reason == .offline ? .offline : (reason == .rateLimited ? .rateLimited : .serverError)
+            let wire: ErrorReason = switch reason {
+            case .offline: .offline
+            case .rateLimited, .refreshLimited: .rateLimited
+            case .serverError: .serverError
+            }
             return .application(wire, "the token has expired and cannot be refreshed right now (\(detail)); the session is kept and retried")
         case .storeUnavailable(let failure):
             return .application(.keyringUnavailable, failure.localizedDescription)
         case .minimumValidityTooLong(let requested, let lifetime):
-            return .application(.minValidityTooLong, "tokens of this project live \(Int(lifetime)) s; a minimum validity of \(Int(requested)) s can never be met")
+            return .application(.minValidityTooLong, "tokens of this project live \(Int64(saturating: lifetime)) s; a minimum validity of \(Int64(saturating: requested)) s can never be met")
         }
     }
 }

@@ -70,10 +70,14 @@ struct AuthdCommand: AsyncParsableCommand {
         // loops and the clients preempt each other on small machines (benchmark P3: 32 clients,
         // more requests per second and a lower p99 with one loop).
         NIOSingletons.groupLoopCountSuggestion = 1
-        guard approvalTimeout > 0 else { throw ValidationError("--approval-timeout must be a positive number of seconds") }
-        guard maxConnections > 0 else { throw ValidationError("--max-connections must be a positive number") }
-        guard idleTimeout >= 0 else { throw ValidationError("--idle-timeout must be 0 (never) or a positive number of seconds") }
-        if let refreshLead, refreshLead <= 0 { throw ValidationError("--refresh-lead must be a positive number of seconds") }
+        // Every number is range-checked here, where it enters: nothing later converts or
+        // multiplies it in a way that could trap.
+        guard (1...86_400).contains(approvalTimeout) else { throw ValidationError("--approval-timeout must be from 1 to 86400 seconds") }
+        guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be from 1 to 1000000") }
+        guard (0...604_800).contains(idleTimeout) else { throw ValidationError("--idle-timeout must be 0 (never) or up to 604800 seconds") }
+        if let refreshLead, !RefreshLead.allowed.contains(refreshLead) {
+            throw ValidationError("--refresh-lead must be from 1 to \(Int(RefreshLead.allowed.upperBound)) seconds")
+        }
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
