@@ -6,26 +6,26 @@ import Testing
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct KeyringRestartTests {
     @Test func theSessionIsStoredAgainOnceTheKeyringIsBackAndNeverInPlaintext() async throws {
-        try await Stack.running("keyring-restart", lifetime: 6) { stack in
+        try await Stack.running("keyring-restart", lifetime: 12) { stack in
             try stack.signUp(email: "restart@example.com", password: "restart-password")
             // Killing and restarting gnome-keyring must not touch the suite's shared keyring: own bus.
             let script = #"""
                 set -e
                 authd="$1"; authctl="$2"; url="$3"; work="$4"
                 status_keyring() { "$authctl" status --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["keyring"])' || true; }
-                "$authd" --profile restart --url "$url" --anon-key e2e-anon-key --refresh-lead 3 --log-level debug 2>"$work/restart-authd.err" &
+                "$authd" --profile restart --url "$url" --anon-key e2e-anon-key --refresh-lead 6 --log-level debug 2>"$work/restart-authd.err" &
                 daemon=$!
                 for _ in $(seq 1 100); do "$authctl" status >/dev/null 2>&1 && break || [ $? -ne 3 ] && break; sleep 0.1; done
                 echo restart-password | "$authctl" login --email restart@example.com --password-stdin
                 keyring=$(dbus-send --session --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
                     org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets | awk '{print $2}')
                 kill -9 "$keyring"
-                for _ in $(seq 1 100); do [ "$(status_keyring)" = unavailable ] && break; sleep 0.1; done
+                for _ in $(seq 1 150); do [ "$(status_keyring)" = unavailable ] && break; sleep 0.1; done
                 echo "while-dead=$(status_keyring) token-exit=$("$authctl" token >/dev/null 2>&1; echo $?)"
                 printf 'authd-private-keyring' | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
                 for _ in $(seq 1 300); do [ "$(status_keyring)" = ok ] && break; sleep 0.1; done
                 echo "after-restart=$(status_keyring)"
-                # The session rotates every ~3 s: a refresh may land between reading the token and
+                # The session rotates every ~6 s (within the breaker's 10 a minute): a refresh may land between reading the token and
                 # reading the keyring, so compare a few times; a session never stored never matches.
                 for _ in 1 2 3 4 5; do
                     token=$("$authctl" token)
