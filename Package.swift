@@ -142,7 +142,7 @@ let package = Package(
         // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with
         // -sanitize=fuzzer -DFUZZING); in an ordinary build it replays corpus files.
         .executableTarget(name: "authd-fuzz", dependencies: [
-            "AuthCore", "AuthDaemon", "AuthProtocol", "AuthSocketServer", "AuthTestSupport",
+            "AuthConfig", "AuthCore", "AuthDaemon", "AuthProtocol", "AuthSocketServer", "AuthTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ], path: "Fuzz/RequestFuzzer", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
 

@@ -1,17 +1,18 @@
 import AuthCore
 import AuthDaemon
 import AuthProtocol
-@testable import AuthSocketServer
+import AuthSocketServer
 import AuthTestSupport
 import Foundation
 import Logging
 
-/// Feeds one input, as a request line, through the byte reader of token requests (checked against
+/// Feeds one input, as request lines, through the byte reader of token requests (checked against
 /// the decoder) and the daemon's decoder and dispatcher (a real
 /// `RequestDispatcher` over a running `SessionDriver` with a fake server and an in-memory
 /// keyring) and checks what came back: every line the daemon queued is one JSON object with
 /// `"jsonrpc":"2.0"`, and a request with an id gets exactly one answer carrying that id.
-/// A broken rule traps, which libFuzzer reports as a crash with the input that caused it.
+/// A broken rule traps, which libFuzzer reports as a crash with the input that caused it. The
+/// same input then goes through `NumericFuzzer`, as numbers.
 enum RequestFuzzer {
     /// The daemon under test, started once per process: libFuzzer calls `run` millions of times.
     private static let world = FuzzWorld()
@@ -22,6 +23,7 @@ enum RequestFuzzer {
             checkTokenReader(line: Data(line))
             check(line: Data(line), answers: world.dispatch(Data(line)))
         }
+        NumericFuzzer.run(input) { world.dispatch($0) }
     }
 
     /// The byte-by-byte reader of token requests (the event loop's fast path) agrees with the

@@ -9,7 +9,7 @@ public final class ConnectionActivity: Sendable {
     private let subscribed = Atomic<Bool>(false)
 
     /// Creates the activity of a connection opened at `now` (nanoseconds of a monotonic clock).
-    init(now: UInt64) {
+    package init(now: UInt64) {
         lastActive = Atomic(now)
     }
 

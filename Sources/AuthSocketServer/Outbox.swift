@@ -9,7 +9,7 @@ import Synchronization
 /// error, and `onOverflow` runs so the server can cut the connection.
 public final class Outbox: Sendable {
     /// What the writer takes from the queue.
-    enum Item: Sendable {
+    package enum Item: Sendable {
         /// An answer or event.
         case line(Data)
         /// The final error after an overflow; the connection closes once it is written.
@@ -31,7 +31,7 @@ public final class Outbox: Sendable {
     private let state = Mutex(State())
 
     /// Creates an outbox writing into `continuation`; more than `limit` queued bytes overflows it.
-    init(continuation: AsyncStream<Item>.Continuation, limit: Int, finalLine: Data, onOverflow: @escaping @Sendable () -> Void) {
+    package init(continuation: AsyncStream<Item>.Continuation, limit: Int, finalLine: Data, onOverflow: @escaping @Sendable () -> Void) {
         self.continuation = continuation
         self.limit = limit
         self.finalLine = finalLine
@@ -69,7 +69,7 @@ public final class Outbox: Sendable {
     public var queuedBytes: Int { state.withLock { $0.queuedBytes } }
 
     /// The writer took `item`; true when it should be written (lines queued before an overflow are not).
-    func taken(_ item: Item) -> Bool {
+    package func taken(_ item: Item) -> Bool {
         switch item {
         case .final:
             return true
@@ -82,7 +82,7 @@ public final class Outbox: Sendable {
     }
 
     /// Nothing more will be queued: the connection is ending.
-    func finish() {
+    package func finish() {
         state.withLock { $0.finished = true }
         continuation.finish()
     }

@@ -30,4 +30,13 @@ public struct ConnectionContext: Sendable {
     public let outbox: Outbox
     /// Whether the connection is busy or subscribed, for the idle timeout.
     public let activity: ConnectionActivity
+
+    /// Creates a context (the server does, for each accepted connection; and the fuzzer).
+    package init(id: UInt64, peer: PeerCredentials, client: ClientIdentity, outbox: Outbox, activity: ConnectionActivity) {
+        self.id = id
+        self.peer = peer
+        self.client = client
+        self.outbox = outbox
+        self.activity = activity
+    }
 }

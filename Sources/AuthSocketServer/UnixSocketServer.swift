@@ -279,9 +279,10 @@ struct ServedConnection: Sendable {
 struct PeerRefused: Error {}
 
 /// A counter for connection ids.
-final class ManagedAtomicCounter: Sendable {
+package final class ManagedAtomicCounter: Sendable {
     private let value = Atomic<UInt64>(0)
-    func next() -> UInt64 { value.add(1, ordering: .relaxed).newValue }
+    package init() {}
+    package func next() -> UInt64 { value.add(1, ordering: .relaxed).newValue }
 }
 
 /// The connection slots in use, bounded by `ConnectionLimits.maxConnections`.
