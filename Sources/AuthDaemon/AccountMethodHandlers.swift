@@ -5,7 +5,7 @@ import Foundation
 /// Handlers of the sign-in methods beyond the password and of the user's record (`AccountMethods`).
 extension DaemonMethods {
     static func registerAccountMethods(_ table: inout MethodTable, registry: ProfileRegistry) {
-        table.register(Methods.SignUp.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.SignUp.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             let address = try contactAddress(email: parameters.email, phone: parameters.phone)
             guard !parameters.password.isEmpty else { throw invalidParams("'password' must not be empty") }
@@ -20,7 +20,7 @@ extension DaemonMethods {
             }
         }
 
-        table.register(Methods.SendCode.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.SendCode.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             let address = try contactAddress(email: parameters.email, phone: parameters.phone)
             let request: CodeRequest
@@ -37,7 +37,7 @@ extension DaemonMethods {
             }
         }
 
-        table.register(Methods.VerifyCode.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.VerifyCode.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             let address = try contactAddress(email: parameters.email, phone: parameters.phone)
             let code = parameters.code.trimmingCharacters(in: .whitespaces)
@@ -53,7 +53,7 @@ extension DaemonMethods {
             }
         }
 
-        table.register(Methods.SignInWithIdToken.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.SignInWithIdToken.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             guard isProviderName(parameters.provider) else { throw invalidParams("'provider' must be a provider name such as google or apple") }
             guard !parameters.idToken.isEmpty else { throw invalidParams("'id_token' must not be empty") }
@@ -65,12 +65,12 @@ extension DaemonMethods {
             }
         }
 
-        table.register(Methods.MakeNonce.self) { _, _ in
+        table.register(Methods.MakeNonce.self, for: .everyone) { _, _ in
             let nonce = PKCE.makeNonce()
             return .init(nonce: nonce.raw, nonceSHA256: nonce.sha256Hex)
         }
 
-        table.register(Methods.OAuthBegin.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.OAuthBegin.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             guard isProviderName(parameters.provider) else { throw invalidParams("'provider' must be a provider name such as google or github") }
             guard let redirect = URL(string: parameters.redirectTo), let scheme = redirect.scheme, !scheme.isEmpty else {
@@ -83,7 +83,7 @@ extension DaemonMethods {
             return .init(flowID: started.flow.id, url: started.url.absoluteString, expiresIn: Int(OAuthFlowBook.lifetime))
         }
 
-        table.register(Methods.OAuthComplete.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.OAuthComplete.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             guard let callback = URL(string: parameters.callbackURL), callback.scheme != nil else {
                 throw invalidParams("'callback_url' must be the full URL the browser was sent to")
@@ -94,7 +94,7 @@ extension DaemonMethods {
             }
         }
 
-        table.register(Methods.OAuthWait.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.OAuthWait.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             switch await driver.waitForBrowserSignIn(parameters.flowID) {
             case .success: return await driver.status()
@@ -102,7 +102,7 @@ extension DaemonMethods {
             }
         }
 
-        table.register(Methods.GetUser.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.GetUser.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             switch await driver.user() {
             case .success(let record): return UserResult(profile: driver.profile, user: try userJSON(record))
@@ -110,7 +110,7 @@ extension DaemonMethods {
             }
         }
 
-        table.register(Methods.UpdateUser.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.UpdateUser.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             let changes = UserChanges(email: parameters.email, phone: parameters.phone, password: parameters.password,
                                       metadata: try encodeMetadata(parameters.data))

@@ -23,7 +23,7 @@ public actor AppAccessGate {
     private let file: AppDecisionFile?
     private let prompt: (any ApprovalPrompt)?
     private let approvalTimeout: Duration
-    private let deciders: Set<String>
+    private nonisolated let deciders: Set<String>
     private let logger: Logger
     private var waits: [UUID: Wait] = [:]
 
@@ -53,6 +53,12 @@ public actor AppAccessGate {
             }
         }
         book = Mutex(AppAccessBook(decisions: remembered))
+    }
+
+    /// Whether `client` is the user's own tool: the authctl installed with this authd, not
+    /// inside a sandbox. It may manage sessions and decide about apps.
+    public nonisolated func isUserTool(_ client: ClientIdentity) -> Bool {
+        deciders.contains(client.executable) && client.appID == nil
     }
 
     /// The policy of `profile`.
@@ -109,7 +115,7 @@ public actor AppAccessGate {
     /// Records a decision made by `caller` (it must be one of the deciders), remembers it and
     /// answers the requests waiting for it.
     public func decide(app: String, profile: String, decision: AppDecision, caller: ClientIdentity) throws(RPCErrorObject) -> AppRecord {
-        guard deciders.contains(caller.executable), caller.appID == nil else {
+        guard isUserTool(caller) else {
             logger.warning("refused an app decision from a process that is not authctl", metadata: ["client.app": "\(caller)"])
             throw .application(.accessDenied, "only authctl can allow or deny apps: run 'authctl apps \(decision == .allowed ? "allow" : "deny") \(app)'")
         }

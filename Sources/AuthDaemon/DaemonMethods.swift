@@ -15,25 +15,26 @@ enum DaemonMethods {
     }
 
     static func table(registry: ProfileRegistry, apps: AppAccessGate) -> MethodTable {
-        var table = MethodTable()
+        var table = MethodTable { audience, profile, connection throws(RPCErrorObject) in
+            try await admit(connection.client, to: audience, profile: profile, registry: registry, apps: apps)
+        }
 
-        table.register(Methods.Hello.self) { _, _ in
+        table.register(Methods.Hello.self, for: .everyone) { _, _ in
             Methods.Hello.Result(protocolVersion: ProtocolVersion.current, daemonVersion: AuthdVersion.string,
                                  capabilities: capabilities, profiles: registry.byName.keys.sorted(),
                                  defaultProfile: registry.defaultProfile)
         }
 
-        table.register(Methods.Status.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.Status.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             await (try registry.driver(parameters.profile)).status()
         }
 
-        table.register(Methods.Token.self) { parameters, connection throws(RPCErrorObject) in
+        table.register(Methods.Token.self, for: .tokenTakers) { parameters, connection throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             let minimum = parameters.minValidity ?? 0
             guard minimum >= 0 else {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'min_validity' must not be negative")
             }
-            try await apps.admit(connection.client, profile: driver.profile)
             switch await driver.token(validFor: TimeInterval(minimum)) {
             case .success(let token):
                 apps.noteTokenHandedOut(to: connection.client, profile: driver.profile)
@@ -43,7 +44,7 @@ enum DaemonMethods {
             }
         }
 
-        table.register(Methods.SignInWithPassword.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.SignInWithPassword.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             guard !parameters.email.isEmpty, !parameters.password.isEmpty else {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'email' and 'password' must not be empty")
@@ -54,7 +55,7 @@ enum DaemonMethods {
             }
         }
 
-        table.register(Methods.SignOut.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.SignOut.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             guard let scope = SignOutScope(rawValue: parameters.scope ?? SignOutScope.local.rawValue) else {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'scope' must be local, global or others")
@@ -63,11 +64,11 @@ enum DaemonMethods {
             return Methods.SignOut.Result(status: await driver.status(), serverConfirmed: outcome.confirmed, serverDetail: outcome.detail)
         }
 
-        table.register(Methods.CheckServer.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.CheckServer.self, for: .everyone) { parameters, _ throws(RPCErrorObject) in
             await (try registry.driver(parameters.profile)).checkServer()
         }
 
-        table.registerStreaming(Methods.Subscribe.self) { parameters, envelope, connection throws(RPCErrorObject) in
+        table.registerStreaming(Methods.Subscribe.self, for: .profileUsers) { parameters, envelope, connection throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             let outbox = connection.outbox
             connection.activity.markSubscribed()
@@ -80,7 +81,7 @@ enum DaemonMethods {
             })
         }
 
-        table.register(Methods.ListApps.self) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.ListApps.self, for: .userTool) { parameters, _ throws(RPCErrorObject) in
             let profiles = registry.byName.keys.sorted()
             let only = try parameters.profile.map { name throws(RPCErrorObject) in try registry.driver(name).profile }
             var policies: [String: AppAccessPolicy] = [:]
@@ -88,7 +89,7 @@ enum DaemonMethods {
             return Methods.ListApps.Result(apps: await apps.records(profile: only), policies: policies)
         }
 
-        table.register(Methods.DecideApp.self) { parameters, connection throws(RPCErrorObject) in
+        table.register(Methods.DecideApp.self, for: .userTool) { parameters, connection throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             let decision: AppDecision
             switch parameters.decision {
@@ -104,5 +105,24 @@ enum DaemonMethods {
 
         registerAccountMethods(&table, registry: registry)
         return table
+    }
+
+    /// Lets `client` call a method of `audience` on `profile`, or throws why not. An app waits
+    /// here for the user's decision under a profile that asks (`AppAccessGate.admit`).
+    private static func admit(_ client: ClientIdentity, to audience: MethodAudience, profile: String?,
+                              registry: ProfileRegistry, apps: AppAccessGate) async throws(RPCErrorObject) {
+        switch audience {
+        case .everyone:
+            return
+        case .userTool:
+            guard apps.isUserTool(client) else {
+                throw .application(.accessDenied, "only authctl can see, allow or deny apps: run 'authctl apps'")
+            }
+        case .profileUsers:
+            if apps.isUserTool(client) { return }
+            try await apps.admit(client, profile: try registry.driver(profile).profile)
+        case .tokenTakers:
+            try await apps.admit(client, profile: try registry.driver(profile).profile)
+        }
     }
 }

@@ -3,26 +3,41 @@ import AuthSocketServer
 import Foundation
 
 /// Binds method names to handlers. Each handler is registered through its `RPCMethod` type, so
-/// parameters and results are checked by the compiler and a test can check every method is bound.
+/// parameters and results are checked by the compiler and a test can check every method is bound,
+/// and with its `MethodAudience`, which `admission` checks before the handler runs.
 public struct MethodTable: Sendable {
     /// A bound handler: decodes the request, runs, and answers through the connection's outbox.
     public typealias Handler = @Sendable (RPCRequestEnvelope, ConnectionContext) async -> Void
+    /// Lets a caller through for a method of `audience` on the named profile, or throws the error
+    /// to answer (it may wait for the user's decision).
+    public typealias Admission = @Sendable (MethodAudience, String?, ConnectionContext) async throws(RPCErrorObject) -> Void
 
     private(set) var handlers: [String: Handler] = [:]
+    private(set) var audiences: [String: MethodAudience] = [:]
+    private let admission: Admission
 
-    /// Creates an empty table.
-    public init() {}
+    /// Creates an empty table whose methods are guarded by `admission`.
+    public init(admission: @escaping Admission) {
+        self.admission = admission
+    }
 
     /// The names with a handler.
     public var methodNames: Set<String> { Set(handlers.keys) }
 
-    /// Binds `method` to `body`, which returns the result or throws the error to answer.
-    public mutating func register<M: RPCMethod>(_ method: M.Type,
+    /// Who may call `name`, if it is bound.
+    public func audience(of name: String) -> MethodAudience? { audiences[name] }
+
+    /// Binds `method`, callable by `audience`, to `body`, which returns the result or throws the
+    /// error to answer.
+    public mutating func register<M: RPCMethod>(_ method: M.Type, for audience: MethodAudience,
                                                 _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result) {
+        let admission = self.admission
+        audiences[M.name] = audience
         handlers[M.name] = { envelope, connection in
             let reply: Data
             do throws(RPCErrorObject) {
                 let parameters = try Self.decode(M.Parameters.self, envelope)
+                try await admission(audience, parameters.profile, connection)
                 let result = try await body(parameters, connection)
                 do { reply = try RPCCodec.encodeResult(result, id: envelope.id) } catch {
                     throw RPCErrorObject(code: RPCErrorObject.internalErrorCode, message: "internal error: result could not be encoded")
@@ -34,13 +49,17 @@ public struct MethodTable: Sendable {
         }
     }
 
-    /// Binds `method` to a body that answers by itself (used by subscriptions, whose
-    /// acknowledgement must be ordered before the first event).
-    public mutating func registerStreaming<M: RPCMethod>(_ method: M.Type,
+    /// Binds `method`, callable by `audience`, to a body that answers by itself (used by
+    /// subscriptions, whose acknowledgement must be ordered before the first event).
+    public mutating func registerStreaming<M: RPCMethod>(_ method: M.Type, for audience: MethodAudience,
                                                          _ body: @escaping @Sendable (M.Parameters, RPCRequestEnvelope, ConnectionContext) async throws(RPCErrorObject) -> Void) {
+        let admission = self.admission
+        audiences[M.name] = audience
         handlers[M.name] = { envelope, connection in
             do throws(RPCErrorObject) {
-                try await body(try Self.decode(M.Parameters.self, envelope), envelope, connection)
+                let parameters = try Self.decode(M.Parameters.self, envelope)
+                try await admission(audience, parameters.profile, connection)
+                try await body(parameters, envelope, connection)
             } catch {
                 connection.outbox.send(RPCCodec.encodeError(error, id: envelope.id))
             }

@@ -24,6 +24,9 @@ public struct RequestDispatcher: SocketRequestHandler {
     /// The method names bound (for tests).
     public var boundMethods: Set<String> { table.methodNames }
 
+    /// Who may call `method` (for tests).
+    public func audience(of method: String) -> MethodAudience? { table.audience(of: method) }
+
     /// Handles one line.
     public func handle(line: Data, connection: ConnectionContext) async {
         switch RPCCodec.decodeEnvelope(line) {

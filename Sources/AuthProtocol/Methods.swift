@@ -2,8 +2,8 @@ import Foundation
 
 /// One JSON-RPC method: its name and the types of its parameters and result.
 public protocol RPCMethod: Sendable {
-    /// The parameters a client sends.
-    associatedtype Parameters: Codable & Sendable
+    /// The parameters a client sends; they name the profile the call is for, if any.
+    associatedtype Parameters: Codable & Sendable & ProfileScoped
     /// What the daemon answers.
     associatedtype Result: Codable & Sendable
     /// The method's wire name, `noun.verb`.

@@ -30,6 +30,10 @@ public final class DevAuthAPI: Sendable {
         var path = request.path
         if path.hasPrefix("/auth/v1") { path.removeFirst("/auth/v1".count) }
         if path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        if !path.hasPrefix("/admin/dev") {
+            // Counted for tests that must prove a request never reached the server.
+            state.withLock { $0.requestCounts["\(request.method) \(path)", default: 0] += 1 }
+        }
         // Browsers reach /authorize (and the provider's /callback) without an apikey header: the
         // Supabase gateway leaves those routes open, and so does this server.
         let openRoute = path.hasPrefix("/admin/dev") || (request.method == "GET" && ["/authorize", "/callback"].contains(path))
@@ -96,7 +100,9 @@ public final class DevAuthAPI: Sendable {
                 return .json(200, ["revoked_sessions": revoked])
             }
         case ("GET", "/admin/dev/stats"):
-            return .json(200, state.withLock { ["refresh_grants": $0.refreshGrants, "sessions": $0.sessions.count, "users": $0.users.count] })
+            return .json(200, state.withLock {
+                ["refresh_grants": $0.refreshGrants, "sessions": $0.sessions.count, "users": $0.users.count, "requests": $0.requestCounts]
+            })
         default:
             if ["/health", "/settings", "/signup", "/token", "/user", "/logout", "/otp", "/verify", "/recover", "/authorize"].contains(path) {
                 return DevError.response(405, "method_not_allowed", "Method not allowed", request: request)

@@ -81,6 +81,8 @@ struct DevStore: Sendable {
     var activeToken: [String: String] = [:]          // session id -> token
     /// Counters the tests read through `/admin/dev/stats`.
     var refreshGrants = 0
+    /// Requests answered, by method and path (`POST /token`), admin endpoints aside.
+    var requestCounts: [String: Int] = [:]
     /// An injected failure for refresh grants, set through `/admin/dev/faults`.
     var refreshFault: DevFault?
     /// Codes by address (lower-cased) and purpose, as `"<address> <purpose>"`.

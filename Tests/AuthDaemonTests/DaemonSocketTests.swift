@@ -17,6 +17,21 @@ import Testing
         }
     }
 
+    /// Only what touches no session or account is open to every program; the token is decided
+    /// per app; apps are the user's tool's business; everything else needs an admitted app.
+    @Test func everyMethodSaysWhoMayCallIt() async throws {
+        try await DaemonHarness.run { daemon in
+            let open: Set = [Methods.Hello.name, Methods.MakeNonce.name, Methods.CheckServer.name]
+            let userTool: Set = [Methods.ListApps.name, Methods.DecideApp.name]
+            for method in Methods.allNames {
+                let expected: MethodAudience = open.contains(method) ? .everyone
+                    : userTool.contains(method) ? .userTool
+                    : method == Methods.Token.name ? .tokenTakers : .profileUsers
+                #expect(daemon.dispatcher.audience(of: method) == expected, "\(method)")
+            }
+        }
+    }
+
     @Test func signInServeTokensAndSignOut() async throws {
         try await DaemonHarness.run { daemon in
             try await blocking {

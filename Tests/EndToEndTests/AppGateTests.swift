@@ -1,0 +1,109 @@
+import AuthProtocol
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// Under `access = "ask"`, an app the user denied, or one still waiting, reaches nothing of the
+/// session or the account by any method: not only the token. Through the real binaries, with the
+/// development server counting what reaches it.
+@Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
+struct AppGateTests {
+    /// Sends every line at once on one connection and prints each answer as it comes, for
+    /// `seconds`.
+    static let client = """
+        import json, socket, sys, time
+        s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(0.2)
+        s.sendall(sys.argv[2].encode())
+        end = time.time() + float(sys.argv[3]); data = b""
+        while time.time() < end:
+            try: chunk = s.recv(65536)
+            except socket.timeout: continue
+            if not chunk: break
+            data += chunk
+            while b"\\n" in data:
+                line, data = data.split(b"\\n", 1); print(line.decode(), flush=True)
+        """
+
+    /// Every method that reads or changes the session or the account, with parameters that would
+    /// do harm if they got through: a new password, a sign-in as somebody else, a global sign-out.
+    static let guarded: [(method: String, params: String)] = [
+        (Methods.Status.name, "{}"),
+        (Methods.GetUser.name, "{}"),
+        (Methods.UpdateUser.name, #"{"password":"taken-over-password"}"#),
+        (Methods.SignInWithPassword.name, #"{"email":"attacker@example.com","password":"attacker-password"}"#),
+        (Methods.SignOut.name, #"{"scope":"global"}"#),
+        (Methods.Subscribe.name, "{}"),
+        (Methods.OAuthBegin.name, #"{"provider":"github","redirect_to":"http://127.0.0.1:9/callback"}"#),
+        (Methods.OAuthComplete.name, #"{"callback_url":"http://127.0.0.1:9/callback?code=x"}"#),
+        (Methods.OAuthWait.name, #"{"flow_id":"x"}"#),
+        (Methods.SignUp.name, #"{"email":"attacker2@example.com","password":"attacker-password"}"#),
+        (Methods.SendCode.name, #"{"email":"gate@example.com"}"#),
+        (Methods.VerifyCode.name, #"{"email":"gate@example.com","code":"123456"}"#),
+        (Methods.SignInWithIdToken.name, #"{"provider":"google","id_token":"x.y.z"}"#),
+        (Methods.Token.name, "{}"),
+    ]
+    static let userToolOnly = [Methods.ListApps.name, Methods.DecideApp.name]
+
+    static func lines(_ calls: [(method: String, params: String)]) -> String {
+        calls.enumerated().map { #"{"jsonrpc":"2.0","id":\#($0.offset + 1),"method":"\#($0.element.method)","params":\#($0.element.params)}"# + "\n" }.joined()
+    }
+
+    @Test func aDeniedAppIsRefusedEveryMethodAndAWaitingOneGetsNothingUntilAllowed() async throws {
+        try await Stack.running("gate", lifetime: 3600) { stack in
+            try stack.signUp(email: "attacker@example.com", password: "attacker-password")
+            try stack.startSignedIn(email: "gate@example.com", password: "gate-password",
+                                    daemonArguments: ["--access", "ask", "--approval-timeout", "60"])
+            let python = try FileManager.default.destinationOfSymbolicLink(atPath: "/usr/bin/python3")
+            let denied = python.hasPrefix("/") ? python : "/usr/bin/" + python
+            let waiting = stack.directory.appendingPathComponent("waiting-python").path
+            try FileManager.default.copyItem(atPath: denied, toPath: waiting)
+            #expect(try stack.authctl(["apps", "deny", denied]).status == 0)
+            let before = try requests(stack)
+
+            let calls = Self.guarded + Self.userToolOnly.map { ($0, #"{"app":"x","decision":"allow"}"#) }
+            let deniedApp = try Spawned(denied, ["-c", Self.client, stack.socketPath, Self.lines(calls), "6"],
+                                        environment: stack.environment, in: stack.directory, name: "denied-app")
+            let waitingApp = try Spawned(waiting, ["-c", Self.client, stack.socketPath, Self.lines(calls), "6"],
+                                         environment: stack.environment, in: stack.directory, name: "waiting-app")
+            #expect(deniedApp.waitForOutput(timeout: 20) { $0.split(separator: "\n").count >= calls.count }, "\(deniedApp.stdout)")
+            let answers = deniedApp.stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+            for (index, call) in calls.enumerated() {
+                let answer = answers.first { ($0["id"] as? Int) == index + 1 }
+                let reason = ((answer?["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String
+                let expected = Self.userToolOnly.contains(call.method) ? "access_denied" : "app_denied"
+                #expect(reason == expected, "\(call.method) from a denied app: \(String(describing: answer))")
+            }
+            // The waiting app: nothing answered while the user has not decided (its requests wait).
+            waitingApp.process.waitUntilExit()
+            let waitingAnswers = waitingApp.stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+            for answer in waitingAnswers {
+                let reason = ((answer["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String
+                let method = calls[((answer["id"] as? Int) ?? 1) - 1].method
+                #expect(Self.userToolOnly.contains(method) && reason == "access_denied", "a waiting app got an answer: \(answer)")
+            }
+            #expect(waitingAnswers.count == Self.userToolOnly.count, "\(waitingApp.stdout)")
+
+            // Nothing reached the server on behalf of either app; the session is the one it was.
+            let after = try requests(stack)
+            for endpoint in ["PUT /user", "GET /user", "POST /token", "POST /logout", "POST /signup", "POST /otp", "POST /verify"] {
+                #expect(after[endpoint, default: 0] == before[endpoint, default: 0], "\(endpoint): \(before) → \(after)")
+            }
+            let status = try stack.statusJSON()
+            #expect((status["user"] as? [String: Any])?["email"] as? String == "gate@example.com", "\(status)")
+            #expect(try stack.authctl(["login", "--email", "gate@example.com", "--password-stdin"], input: "gate-password\n").status == 0,
+                    "the password was changed")
+
+            // Once the user allows the waiting app, a call of it goes through.
+            #expect(try stack.authctl(["apps", "allow", waiting]).status == 0)
+            let allowed = try Spawned(waiting, ["-c", Self.client, stack.socketPath, Self.lines([(Methods.Status.name, "{}")]), "10"],
+                                      environment: stack.environment, in: stack.directory, name: "allowed-app")
+            #expect(allowed.waitForOutput(timeout: 15) { $0.contains("\"result\"") }, "\(allowed.stdout)")
+            allowed.stop()
+        }
+    }
+
+    /// Requests the development server answered, by method and path.
+    private func requests(_ stack: Stack) throws -> [String: Int] {
+        try stack.devStats()["requests"] as? [String: Int] ?? [:]
+    }
+}
