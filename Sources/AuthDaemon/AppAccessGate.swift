@@ -58,7 +58,7 @@ public actor AppAccessGate {
     /// Whether `client` is the user's own tool: the authctl installed with this authd, not
     /// inside a sandbox. It may manage sessions and decide about apps.
     public nonisolated func isUserTool(_ client: ClientIdentity) -> Bool {
-        deciders.contains(client.executable) && client.appID == nil
+        client.isIdentified && deciders.contains(client.executable) && client.appID == nil
     }
 
     /// The policy of `profile`.
@@ -68,6 +68,8 @@ public actor AppAccessGate {
     /// apps already allowed), noting the request and the token handed out under one lock. False,
     /// noting nothing, when `admit` must decide (an app to ask about, or one denied).
     public nonisolated func handOutAtOnce(to client: ClientIdentity, profile: String, at now: Date = Date()) -> Bool {
+        // An unidentified client is never noted: it has no name of its own to note it under.
+        guard client.isIdentified else { return policy(of: profile) == .open }
         let key = AppKey(app: client.app, profile: profile)
         let asks = policy(of: profile) == .ask
         return book.withLock { $0.handOutAtOnce(key, asks: asks, executable: client.executable, appID: client.appID, at: now) }
@@ -76,6 +78,12 @@ public actor AppAccessGate {
     /// Lets `client`'s token request for `profile` through, or throws why not. Under a profile
     /// that asks, an app not yet decided waits here (up to the approval timeout).
     public func admit(_ client: ClientIdentity, profile: String) async throws(RPCErrorObject) {
+        guard client.isIdentified else {
+            // Never merged into one approvable "unknown" app: each such client is refused on its own.
+            guard policy(of: profile) == .ask else { return }
+            logger.notice("refused a client authd cannot identify", metadata: ["client.why": "\(client.unidentified ?? "")", "session.profile": "\(profile)"])
+            throw .application(.appDenied, "profile '\(profile)' asks before an app gets tokens, and authd cannot tell which program this is (\(client.unidentified ?? "unknown")), so it refuses it")
+        }
         let key = AppKey(app: client.app, profile: profile)
         let asks = policy(of: profile) == .ask
         let verdict = book.withLock { book in
@@ -109,6 +117,7 @@ public actor AppAccessGate {
 
     /// Notes that `client` got a token of `profile` (for `apps.list` and status).
     public nonisolated func noteTokenHandedOut(to client: ClientIdentity, profile: String, at now: Date = Date()) {
+        guard client.isIdentified else { return }
         book.withLock { $0.noteTokenHandedOut(AppKey(app: client.app, profile: profile), at: now) }
     }
 

@@ -4,65 +4,96 @@ import Glibc
 #endif
 
 /// Who a connected process is, from the kernel's view of it, never from anything it said:
-/// the executable behind its pid (`SO_PEERCRED` → `/proc/<pid>/exe`) and, for a sandboxed app,
-/// its Flatpak or Snap id from the cgroup its sandbox runs in.
+/// the executable behind its pid (`SO_PEERCRED` → `/proc/<pid>/exe`) and, for an app that really
+/// runs in a Flatpak or Snap sandbox, its app id.
+///
+/// A client whose executable cannot be read (it exited, or the kernel refused the read) is
+/// *unidentified*: it never shares a name with another client, so no decision about one app can
+/// ever cover it.
 public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
-    /// The executable path, or empty when it could not be read (the process already exited).
+    /// The executable path, or empty when it could not be read.
     public var executable: String
-    /// The Flatpak app id (`org.gnome.Maps`) or Snap name (`snap.firefox`), when there is one.
+    /// The Flatpak app id (`org.gnome.Maps`) or Snap name (`snap.firefox`), when the process
+    /// runs in that sandbox.
     public var appID: String?
+    /// Why the client could not be identified; nil when it was.
+    public var unidentified: String?
 
     /// Creates an identity.
     public init(executable: String, appID: String?) {
         self.executable = executable
         self.appID = appID
+        self.unidentified = executable.isEmpty ? "no executable" : nil
     }
 
+    /// An identity that could not be read, and why.
+    public init(unidentified reason: String) {
+        self.executable = ""
+        self.appID = nil
+        self.unidentified = reason
+    }
+
+    /// Whether authd knows which program this is.
+    public var isIdentified: Bool { unidentified == nil }
+
     /// How decisions name the app: the sandbox's app id when it has one (its executable is
-    /// the sandbox's view of a path, shared by many apps), else the executable.
-    public var app: String { appID ?? (executable.isEmpty ? "(unknown executable)" : executable) }
+    /// the sandbox's view of a path, shared by many apps), else the executable. An unidentified
+    /// client has a name for logs only, which no decision can match.
+    public var app: String { appID ?? (isIdentified ? executable : "(unidentified client: \(unidentified ?? ""))") }
 
     /// The app, for logs.
     public var description: String { app }
 
     /// Reads the identity of process `pid` from `/proc` (or another `procRoot`, for tests).
     ///
+    /// With `pidfd` (from `SO_PEERPIDFD`, Linux 6.5 and newer) the reads are checked to belong to
+    /// the process that connected: once they are done, the pidfd must still name a live process
+    /// with this pid. A process that exited meanwhile, whose pid may already be another
+    /// program's, is unidentified instead of mistaken for that program.
+    ///
     /// This runs for every accepted connection, on the socket's event loop, so it reads with plain
-    /// system calls (one `readlink`, one small `read`) rather than through FileManager.
-    public static func of(pid: Int32, procRoot: String = "/proc") -> ClientIdentity {
-        let executable = symbolicLinkTarget("\(procRoot)/\(pid)/exe") ?? ""
-        let cgroup = smallFile("\(procRoot)/\(pid)/cgroup") ?? ""
+    /// system calls (one `readlink`, one small `read`) rather than through FileManager; the
+    /// sandbox's own files are read only for a process whose cgroup names a sandbox.
+    public static func of(pid: Int32, pidfd: Int32? = nil, procRoot: String = "/proc") -> ClientIdentity {
+        let entry = "\(procRoot)/\(pid)"
+        guard let target = symbolicLinkTarget("\(entry)/exe") else {
+            let reason = errno == ENOENT || errno == ESRCH ? "the program exited before authd could tell which it was"
+                : "authd may not read /proc/\(pid)/exe (\(String(cString: strerror(errno))))"
+            return ClientIdentity(unidentified: reason)
+        }
         // A binary replaced while running shows as "path (deleted)"; the path is still the name.
-        let path = executable.hasSuffix(" (deleted)") ? String(executable.dropLast(" (deleted)".count)) : executable
-        return ClientIdentity(executable: path, appID: appID(fromCgroup: cgroup))
+        let executable = target.hasSuffix(" (deleted)") ? String(target.dropLast(" (deleted)".count)) : target
+        let appID = SandboxIdentity.appID(entry: entry, cgroup: smallFile("\(entry)/cgroup") ?? "")
+        if let pidfd, !stillRuns(pid: pid, pidfd: pidfd) {
+            return ClientIdentity(unidentified: "the program exited before authd could tell which it was")
+        }
+        return ClientIdentity(executable: executable, appID: appID)
     }
 
-    /// The target of symbolic link `path`, or nil when it cannot be read whole.
+    /// Whether `pidfd` still names a live process whose pid is `pid` (its `/proc/self/fdinfo`
+    /// entry says `Pid:` and the number, or -1 once the process is gone).
+    package static func stillRuns(pid: Int32, pidfd: Int32) -> Bool {
+        guard let info = smallFile("/proc/self/fdinfo/\(pidfd)") else { return false }
+        for line in info.split(separator: "\n") where line.hasPrefix("Pid:") {
+            return Int32(line.dropFirst("Pid:".count).trimmingCharacters(in: .whitespaces)) == pid
+        }
+        return false
+    }
+
+    /// The target of symbolic link `path`, or nil (with `errno` set) when it cannot be read whole.
     private static func symbolicLinkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
         let count = readlink(path, &buffer, buffer.count)
         // A target that fills the buffer may have been cut short: unknown rather than wrong.
-        guard count > 0, count < buffer.count else { return nil }
+        guard count > 0, count < buffer.count else {
+            if count >= 0 { errno = ENAMETOOLONG }
+            return nil
+        }
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Whether `needle` occurs in `text`, by bytes: the generic collection search costs more
-    /// than all the rest of accepting a connection.
-    private static func mentions(_ needle: StaticString, in text: String) -> Bool {
-        var text = text
-        let length = needle.utf8CodeUnitCount
-        let first = needle.utf8Start.pointee
-        return text.withUTF8 { haystack in
-            guard let base = haystack.baseAddress, haystack.count >= length else { return false }
-            for start in 0...(haystack.count - length) where haystack[start] == first {
-                if memcmp(base + start, needle.utf8Start, length) == 0 { return true }
-            }
-            return false
-        }
-    }
-
     /// The text of a small file (a `/proc` file of at most 64 KiB), or nil when it cannot be read.
-    private static func smallFile(_ path: String) -> String? {
+    static func smallFile(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -78,29 +109,14 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The Flatpak or Snap app id in a `/proc/<pid>/cgroup` text, if any.
+    /// The Flatpak or Snap app id a `/proc/<pid>/cgroup` text claims, if any. A claim only: any
+    /// program of the user can start itself in a scope of that name (`systemd-run --user
+    /// --scope --unit=app-flatpak-…`), so `of(pid:)` believes it only when the sandbox's own
+    /// marks are there too (`SandboxIdentity`).
     ///
     /// Flatpak runs each app in a scope named `app-flatpak-<app id>-<number>.scope`; snapd in one
     /// named `snap.<snap>.<app>-<uuid>.scope` (or `snap.<snap>.<app>.<uuid>.scope`).
     public static func appID(fromCgroup text: String) -> String? {
-        // Most clients are not sandboxed: two byte searches instead of splitting every line.
-        guard mentions("app-flatpak-", in: text) || mentions("snap.", in: text) else { return nil }
-        for line in text.split(separator: "\n") {
-            guard let path = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).last else { continue }
-            for component in path.split(separator: "/").reversed() where component.hasSuffix(".scope") {
-                let scope = component.dropLast(".scope".count)
-                if scope.hasPrefix("app-flatpak-") {
-                    let rest = scope.dropFirst("app-flatpak-".count)
-                    guard let dash = rest.lastIndex(of: "-"), rest[rest.index(after: dash)...].allSatisfy(\.isNumber) else { continue }
-                    let id = rest[..<dash]
-                    if !id.isEmpty { return String(id) }
-                }
-                if scope.hasPrefix("snap.") {
-                    let parts = scope.split(separator: ".")
-                    if parts.count >= 3, !parts[1].isEmpty { return "snap.\(parts[1])" }
-                }
-            }
-        }
-        return nil
+        SandboxIdentity.claim(inCgroup: text)?.id
     }
 }

@@ -70,7 +70,8 @@ public final class UnixSocketServer: Service, Sendable {
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)
             }
-            return Self.peerCredentials(of: channel).flatMapThrowing { peer in
+            return Self.peerCredentials(of: channel).and(Self.peerPidfd(of: channel)).flatMapThrowing { peer, pidfd in
+                defer { if let pidfd { close(pidfd) } }
                 guard peer.uid == ownUID else {
                     logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
                     try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.refusal(uid: peer.uid)))
@@ -83,8 +84,10 @@ public final class UnixSocketServer: Service, Sendable {
                     return
                 }
                 let id = connectionIDs.next()
+                // Read at once, with the pidfd telling whether the pid still names the client.
+                let client = ClientIdentity.of(pid: peer.pid, pidfd: pidfd)
                 do {
-                    try Self.startServing(channel, peer: peer, id: id, limits: limits, notices: notices, handler: handler, logger: logger) { served in
+                    try Self.startServing(channel, peer: peer, client: client, id: id, limits: limits, notices: notices, handler: handler, logger: logger) { served in
                         claims.yield(served)
                     } closedUnclaimed: { outbox in
                         outbox.finish()
@@ -126,8 +129,11 @@ public final class UnixSocketServer: Service, Sendable {
                 // Nothing is accepted from here on. Every connection is closed here, with a task
                 // or without (a subscriber would otherwise keep its task, and so the daemon, alive
                 // forever); the tasks end with their connections, and the group waits for that.
+                // Requests still waiting (an app waiting for the user's decision) are cancelled:
+                // their connections are gone, and the stop must not wait out their timeouts.
                 server.close(promise: nil)
                 live.closeAll()
+                connections.cancelAll()
             }
         } onGracefulShutdown: {
             // Closing the listener ends the loop above, which closes the rest.
@@ -140,7 +146,7 @@ public final class UnixSocketServer: Service, Sendable {
     /// `InboundHold` for everything else. The hold calls `claim` when it first keeps something,
     /// for the connection's task to take over (`serve`), or `closedUnclaimed` when the connection
     /// ends without ever needing one.
-    private static func startServing(_ channel: Channel, peer: PeerCredentials, id: UInt64, limits: ConnectionLimits,
+    private static func startServing(_ channel: Channel, peer: PeerCredentials, client: ClientIdentity, id: UInt64, limits: ConnectionLimits,
                                      notices: ConnectionNotice.Prepared, handler: any SocketRequestHandler, logger: Logger,
                                      claim: @escaping (ServedConnection) -> Void,
                                      closedUnclaimed: @escaping (Outbox) -> Void) throws {
@@ -151,8 +157,6 @@ public final class UnixSocketServer: Service, Sendable {
             channel.eventLoop.scheduleTask(in: TimeAmount(limits.dropGrace)) { channel.close(promise: nil) }
         }
         let activity = ConnectionActivity(now: NIODeadline.now().uptimeNanoseconds)
-        // Read at once: the pid names this process only while it lives.
-        let client = ClientIdentity.of(pid: peer.pid)
         let context = ConnectionContext(id: id, peer: peer, client: client, outbox: outbox, activity: activity)
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineLength)))
@@ -256,6 +260,15 @@ public final class UnixSocketServer: Service, Sendable {
     /// lines until its task has wrapped it.
     private static let bytesHoldName = "authd.inbound-hold.bytes"
     private static let linesHoldName = "authd.inbound-hold.lines"
+
+    /// `SO_PEERPIDFD` (Linux 6.5+): a pidfd of the connected process, which tells whether the pid
+    /// still names it after its `/proc` entry was read. Nil on older kernels.
+    private static func peerPidfd(of channel: Channel) -> EventLoopFuture<Int32?> {
+        guard let provider = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+        let future: EventLoopFuture<Int32> = provider.unsafeGetSocketOption(level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET),
+                                                                          name: NIOBSDSocket.Option(rawValue: 77 /* SO_PEERPIDFD */))
+        return future.map { fd in fd >= 0 ? fd : nil }.recover { _ in nil }
+    }
 
     private static func peerCredentials(of channel: Channel) -> EventLoopFuture<PeerCredentials> {
         guard let provider = channel as? SocketOptionProvider else {

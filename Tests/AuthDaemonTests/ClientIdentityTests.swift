@@ -4,7 +4,7 @@ import Testing
 
 /// A client is known by its process, never by what it says.
 @Suite struct ClientIdentityTests {
-    @Test func flatpakAndSnapAppsAreKnownByTheirIDs() {
+    @Test func flatpakAndSnapScopesAreReadAsClaims() {
         let flatpak = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.gnome.Maps-81234.scope\n"
         #expect(ClientIdentity.appID(fromCgroup: flatpak) == "org.gnome.Maps")
         let snapNew = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.firefox.firefox-2c6a3e1f-8e4b-4a57-9b8b-2a1c9f0e3d11.scope\n"
@@ -21,26 +21,113 @@ import Testing
         #expect(ClientIdentity.appID(fromCgroup: "") == nil)
     }
 
-    @Test func aSandboxedProcessIsReadFromItsProcEntry() throws {
+    /// A fake `/proc/4242` with the given executable link, cgroup and extra files.
+    private func procEntry(exe: String, cgroup: String, files: [String: String] = [:]) throws -> (root: URL, cleanup: () -> Void) {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("authd-proc-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: root) }
         let entry = root.appendingPathComponent("4242")
         try FileManager.default.createDirectory(at: entry, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: entry.appendingPathComponent("exe").path, withDestinationPath: exe)
+        try Data(cgroup.utf8).write(to: entry.appendingPathComponent("cgroup"))
+        for (name, text) in files {
+            let file = entry.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: file)
+        }
+        return (root, { try? FileManager.default.removeItem(at: root) })
+    }
+
+    static let flatpakScope = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.gnome.Maps-81234.scope\n"
+
+    @Test func aFlatpakAppIsKnownByTheIDInItsSandboxsFlatpakInfo() throws {
         // A binary replaced while it runs: the kernel appends " (deleted)" to the link's target.
-        try FileManager.default.createSymbolicLink(atPath: entry.appendingPathComponent("exe").path, withDestinationPath: "/app/bin/gnome-maps (deleted)")
-        try Data("0::/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.gnome.Maps-81234.scope\n".utf8)
-            .write(to: entry.appendingPathComponent("cgroup"))
+        let (root, cleanup) = try procEntry(exe: "/app/bin/gnome-maps (deleted)", cgroup: Self.flatpakScope,
+                                            files: ["root/.flatpak-info": "[Application]\nname=org.gnome.Maps\nruntime=runtime/org.gnome.Platform/x86_64/46\n"])
+        defer { cleanup() }
         let identity = ClientIdentity.of(pid: 4242, procRoot: root.path)
         #expect(identity.executable == "/app/bin/gnome-maps")
         #expect(identity.appID == "org.gnome.Maps")
         #expect(identity.app == "org.gnome.Maps")
     }
 
-    @Test func theExecutableComesFromProc() throws {
+    @Test func aScopeNamedLikeAFlatpakWithoutTheSandboxIsAnOrdinaryProgram() throws {
+        // `systemd-run --user --scope --unit=app-flatpak-org.gnome.Maps-81234 ./impostor`
+        let (root, cleanup) = try procEntry(exe: "/home/u/impostor", cgroup: Self.flatpakScope)
+        defer { cleanup() }
+        let identity = ClientIdentity.of(pid: 4242, procRoot: root.path)
+        #expect(identity.appID == nil)
+        #expect(identity.app == "/home/u/impostor")
+    }
+
+    @Test func theFlatpakInfoNamesTheAppWhateverTheScopeClaims() throws {
+        let (root, cleanup) = try procEntry(exe: "/app/bin/x", cgroup: Self.flatpakScope, files: ["root/.flatpak-info": "[Application]\nname=org.example.Real\n"])
+        defer { cleanup() }
+        #expect(ClientIdentity.of(pid: 4242, procRoot: root.path).appID == "org.example.Real")
+    }
+
+    @Test func aSnapIsKnownOnlyWhenSnapdsAppArmorProfileConfinesIt() throws {
+        let scope = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/snap.firefox.firefox-2c6a3e1f-8e4b-4a57-9b8b-2a1c9f0e3d11.scope\n"
+        let (confined, cleanConfined) = try procEntry(exe: "/snap/firefox/4/usr/lib/firefox/firefox", cgroup: scope,
+                                                      files: ["attr/apparmor/current": "snap.firefox.firefox (enforce)\n"])
+        defer { cleanConfined() }
+        #expect(ClientIdentity.of(pid: 4242, procRoot: confined.path).appID == "snap.firefox")
+        let (impostor, cleanImpostor) = try procEntry(exe: "/home/u/impostor", cgroup: scope, files: ["attr/apparmor/current": "unconfined\n"])
+        defer { cleanImpostor() }
+        #expect(ClientIdentity.of(pid: 4242, procRoot: impostor.path).appID == nil)
+    }
+
+    @Test func theExecutableComesFromProcAndAGoneProcessIsUnidentified() throws {
         let me = ClientIdentity.of(pid: getpid())
         #expect(me.executable == (try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")))
-        #expect(me.app == me.executable || me.appID != nil)
-        // A process that is gone has no executable, and is named so that nobody allows it by accident.
-        #expect(ClientIdentity.of(pid: Int32.max).app == "(unknown executable)")
+        #expect(me.isIdentified)
+        let gone = ClientIdentity.of(pid: Int32.max)
+        #expect(!gone.isIdentified)
+        #expect(gone.unidentified?.contains("exited") == true, "\(gone)")
+        // No two unidentified clients share a name a decision could match.
+        #expect(gone.app != ClientIdentity(executable: "", appID: nil).app)
+        #expect(gone.app.hasPrefix("(unidentified client"))
+    }
+
+    /// With the connecting process's pidfd, a client that exited (its pid free for another
+    /// program) is unidentified rather than taken for whatever runs under that pid now.
+    @Test func aPidfdTellsALiveClientFromOneThatExited() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-pidfd-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("s.sock").path
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        #expect(bound == 0)
+        #expect(listen(listener, 1) == 0)
+
+        // posix_spawn and waitpid, not Foundation's Process: the test reaps the child itself.
+        var pid: pid_t = 0
+        let arguments = ["/usr/bin/python3", "-c", "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.recv(1)", path]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        #expect(posix_spawn(&pid, "/usr/bin/python3", nil, nil, &argv, environ) == 0)
+        let connection = accept(listener, nil, nil)
+        defer { close(connection) }
+        var pidfd: Int32 = -1
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(connection, SOL_SOCKET, 77 /* SO_PEERPIDFD */, &pidfd, &length) == 0 else {
+            // Linux before 6.5: nothing to check; authd then reads by pid alone.
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            return
+        }
+        defer { close(pidfd) }
+        #expect(ClientIdentity.stillRuns(pid: pid, pidfd: pidfd))
+        #expect(ClientIdentity.of(pid: pid, pidfd: pidfd).isIdentified)
+        #expect(!ClientIdentity.stillRuns(pid: pid + 1, pidfd: pidfd))
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        #expect(!ClientIdentity.stillRuns(pid: pid, pidfd: pidfd))
+        #expect(!ClientIdentity.of(pid: pid, pidfd: pidfd).isIdentified)
     }
 }
