@@ -81,7 +81,7 @@ struct DevStore: Sendable {
     var activeToken: [String: String] = [:]          // session id -> token
     /// Counters the tests read through `/admin/dev/stats`.
     var refreshGrants = 0
-    /// An injected failure for refresh grants, set through `/admin/dev/faults`.
+    /// An injected failure for refresh (or password) grants, set through `/admin/dev/faults`.
     var refreshFault: DevFault?
     /// Codes by address (lower-cased) and purpose, as `"<address> <purpose>"`.
     var codes: [String: DevOneTimeCode] = [:]
