@@ -117,15 +117,10 @@ public struct GoTrueClient: GoTrueAPI {
         _ = try await send("POST", "logout", query: "scope=\(scope.rawValue)", body: nil, bearer: accessToken)
     }
 
-    /// `GET /health`; the server's `Date` header, parsed.
+    /// `GET /health`; the server's `Date` header, parsed (nil when absent or not an HTTP date).
     public func health() async throws(ServerFailure) -> Date? {
         let (_, headers) = try await exchange("GET", "health", query: nil, body: nil)
-        guard let header = headers.first(name: "Date") else { return nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: header)
+        return headers.first(name: "Date").flatMap(HTTPDate.parse)
     }
 
     // MARK: Plumbing
@@ -186,14 +181,22 @@ public struct GoTrueClient: GoTrueAPI {
         return (data, headers)
     }
 
+    /// The lifetimes of access tokens authd accepts, in seconds: GoTrue's `JWT_EXP` is an hour by
+    /// default and a project can choose up to a week; a year leaves room for any real setting
+    /// while keeping every date and duration computed from it small enough never to overflow.
+    /// The lifetime is stored with the session, so an unchecked one would break every later start.
+    public static let acceptedLifetimes = 1...31_536_000
+
     private func decodeGrant(_ data: Data) throws(ServerFailure) -> SessionGrant {
-        do {
-            let wire = try JSONDecoder().decode(WireSession.self, from: data)
-            return SessionGrant(accessToken: wire.access_token, refreshToken: wire.refresh_token, expiresIn: wire.expires_in,
-                                user: UserSummary(id: wire.user.id, email: Self.nonEmpty(wire.user.email), phone: Self.nonEmpty(wire.user.phone)))
-        } catch {
+        let wire: WireSession
+        do { wire = try JSONDecoder().decode(WireSession.self, from: data) } catch {
             throw .invalidResponse(detail: "the session in the answer is incomplete")
         }
+        guard let expiresIn = wire.expires_in?.value, Self.acceptedLifetimes.contains(expiresIn) else {
+            throw .invalidResponse(detail: "the session's expires_in is not a whole number of seconds from 1 to 31536000 (a year)")
+        }
+        return SessionGrant(accessToken: wire.access_token, refreshToken: wire.refresh_token, expiresIn: expiresIn,
+                            user: UserSummary(id: wire.user.id, email: Self.nonEmpty(wire.user.email), phone: Self.nonEmpty(wire.user.phone)))
     }
 
     private func decodeUser(_ data: Data) throws(ServerFailure) -> UserRecord {
@@ -211,8 +214,19 @@ public struct GoTrueClient: GoTrueAPI {
     private struct WireSession: Decodable {
         var access_token: String
         var refresh_token: String
-        var expires_in: Int
+        var expires_in: WireInteger?
         var user: WireUser
+    }
+
+    /// A JSON value that may be a whole number. Anything else (a fraction, a string, a number no
+    /// integer type holds such as `1e400`) decodes to a nil `value` instead of failing the whole
+    /// answer, so that the range check can say what is wrong.
+    private struct WireInteger: Decodable {
+        var value: Int?
+
+        init(from decoder: any Decoder) {
+            value = try? decoder.singleValueContainer().decode(Int.self)
+        }
     }
 
     private struct WireUser: Decodable {
