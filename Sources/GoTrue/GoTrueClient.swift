@@ -9,7 +9,9 @@ import NIOHTTP1
 /// Every request carries `apikey` and `X-Supabase-Api-Version: 2024-01-01`, so errors come back
 /// as `{"code":"<error_code>","message":…}`; the older `{"error_code":…,"msg":…}` and the OAuth
 /// style `{"error":…,"error_description":…}` are understood too. TLS checks the server against
-/// the system's CA store; a proxy comes from the environment as curl reads it (`ProxySettings`).
+/// the system's CA store or `SSL_CERT_FILE` (`TLSTrust`), and a refused certificate is explained
+/// (`CertificateRefusal`); a proxy comes from the environment as curl reads it (`ProxySettings`),
+/// except for loopback servers, which are always reached directly.
 /// Redirects are not followed: no GoTrue endpoint authd calls redirects, and a request that
 /// carries a password or a refresh token goes to the configured server or nowhere.
 public struct GoTrueClient: GoTrueAPI {
@@ -19,6 +21,11 @@ public struct GoTrueClient: GoTrueAPI {
     private let clientInfo: String
     private let timeout: TimeAmount
     private let proxy: ProxySettings
+    /// The variable `proxy` comes from, for messages.
+    private let proxyVariable: String?
+    private let trust: TLSTrust
+    /// Why `trust` cannot be used, for https servers; checked once, when the client is made.
+    private let trustProblem: String?
     private let client: HTTPClient
 
     /// The largest answer read: GoTrue's are a few KiB; a server that sends more is misbehaving.
@@ -34,7 +41,10 @@ public struct GoTrueClient: GoTrueAPI {
         self.clientInfo = clientInfo
         self.timeout = .milliseconds(Int64(timeout * 1000))
         self.proxy = ProxySettings.forURL(projectURL, environment: environment)
-        self.client = SharedHTTPClients.client(for: proxy)
+        self.proxyVariable = ProxySettings.variable(forURL: projectURL, environment: environment)
+        self.trust = TLSTrust(environment: environment)
+        self.trustProblem = projectURL.scheme?.lowercased() == "https" ? trust.problem() : nil
+        self.client = SharedHTTPClients.client(for: proxy, trust: trust)
     }
 
     /// `POST /token` (password, id_token, pkce) or `POST /verify` (one-time code).
@@ -148,6 +158,7 @@ public struct GoTrueClient: GoTrueAPI {
         if case .unsupported(let variable, let reason) = proxy {
             throw .unreachable(url: authURL.absoluteString, detail: "the proxy in \(variable) cannot be used: \(reason)")
         }
+        if let trustProblem { throw .untrustedCertificate(host: hostAndPort, problem: trustProblem) }
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
@@ -165,13 +176,14 @@ public struct GoTrueClient: GoTrueAPI {
         let status: Int
         let headers: HTTPHeaders
         let data: Data
+        let deadline = NIODeadline.now() + timeout
         do {
-            let deadline = NIODeadline.now() + timeout
             let response = try await client.execute(request, deadline: deadline)
             status = Int(response.status.code)
             headers = response.headers
             data = Data(try await response.body.collect(upTo: Self.maxAnswerBytes).readableBytesView)
         } catch {
+            if let refusal = CertificateRefusal(error) { throw await untrusted(refusal, deadline: deadline) }
             // Transport errors name the host and what failed, never a header or the body, so they carry no secret.
             throw .unreachable(url: authURL.absoluteString, detail: HTTPTransportError.describe(error))
         }
@@ -186,6 +198,24 @@ public struct GoTrueClient: GoTrueAPI {
     /// while keeping every date and duration computed from it small enough never to overflow.
     /// The lifetime is stored with the session, so an unchecked one would break every later start.
     public static let acceptedLifetimes = 1...31_536_000
+
+    /// The refused certificate, explained. Nothing was sent: the handshake failed before the request.
+    private func untrusted(_ refusal: CertificateRefusal, deadline: NIODeadline) async -> ServerFailure {
+        var chain: [CertificateFacts]?
+        // Only a direct connection is inspected: through a proxy the inspection would have to
+        // repeat the proxy's handshake too, and the message names the possible causes instead.
+        if proxy == .direct, let host = authURL.host {
+            chain = await CertificateInspector.presentedChain(host: host, port: authURL.port ?? 443, deadline: deadline)
+        }
+        return .untrustedCertificate(host: hostAndPort, problem: refusal.problem(host: hostAndPort, chain: chain, trust: trust, proxy: proxyVariable, now: Date()))
+    }
+
+    /// The server as a message names it: `host`, or `host:port` when the URL has a port.
+    private var hostAndPort: String {
+        let host = authURL.host ?? authURL.absoluteString
+        let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return authURL.port.map { "\(shown):\($0)" } ?? shown
+    }
 
     private func decodeGrant(_ data: Data) throws(ServerFailure) -> SessionGrant {
         let wire: WireSession

@@ -19,17 +19,22 @@ public enum ProxySettings: Sendable, Hashable {
 
     /// The proxy for requests to `url` under `environment`.
     public static func forURL(_ url: URL, environment: [String: String]) -> ProxySettings {
+        guard let name = variable(forURL: url, environment: environment), let value = environment[name] else { return .direct }
+        return parse(value, variable: name)
+    }
+
+    /// The variable whose proxy requests to `url` go through, or nil when they go direct.
+    public static func variable(forURL url: URL, environment: [String: String]) -> String? {
         let host = (url.host ?? "").lowercased()
         // A server on this machine is reached directly, never through a proxy: the password or
         // refresh token for a plain-http loopback server would otherwise cross the network in
         // clear text to a proxy that has no business seeing it (curl only spares `localhost`).
-        if isLoopback(host) { return .direct }
-        if bypasses(host: host, list: environment["no_proxy"] ?? environment["NO_PROXY"] ?? "") { return .direct }
+        if isLoopback(host) { return nil }
+        if bypasses(host: host, list: environment["no_proxy"] ?? environment["NO_PROXY"] ?? "") { return nil }
         let names = url.scheme?.lowercased() == "https"
             ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
             : ["http_proxy", "all_proxy", "ALL_PROXY"]
-        guard let name = names.first(where: { !(environment[$0] ?? "").isEmpty }), let value = environment[name] else { return .direct }
-        return parse(value, variable: name)
+        return names.first { !(environment[$0] ?? "").isEmpty }
     }
 
     /// One proxy URL, as written in a `*_proxy` variable.

@@ -58,7 +58,7 @@ struct ServerNumberTests {
                 var recovered = false
                 let deadline = Date().addingTimeInterval(20)
                 while !recovered, Date() < deadline {
-                    recovered = try stack.authctl(["token", "--min-valid", "15"]).status == 0 && stack.statusJSON()["degraded"] == nil
+                    recovered = try stack.authctl(["token", "--min-valid", "19"]).status == 0 && stack.statusJSON()["degraded"] == nil
                     if !recovered { usleep(300_000) }
                 }
                 #expect(recovered, "\(raw): the session did not recover after the fault")
