@@ -158,7 +158,6 @@ let package = Package(
         .testTarget(name: "GoTrueDevServerTests", dependencies: [
             "GoTrueDevServer", "GoTrue", "AuthCore", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),

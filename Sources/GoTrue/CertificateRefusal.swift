@@ -40,7 +40,7 @@ enum CertificateRefusal: Equatable {
         case .unverified:
             guard let chain, let leaf = chain.first else {
                 let through = proxy.map { ", and the connection went through the proxy in \($0), which may be intercepting it" } ?? ""
-                return "is not trusted: it has expired, is self-signed or comes from an authority \(trust.description) does not trust\(through)"
+                return "is not trusted: it has expired, is self-signed or was issued by an authority not in \(trust.description)\(through)"
                     + Self.trustAdvice
             }
             if leaf.notValidBefore > now {
@@ -54,10 +54,10 @@ enum CertificateRefusal: Equatable {
                 return "depends on an intermediate certificate\(name) that expired on \(Self.format(expired.notValidAfter)): the server's chain must be renewed"
             }
             if leaf.isSelfIssued {
-                return "is not trusted: it is self-signed, and no certificate authority \(trust.description) trusts vouches for it" + Self.trustAdvice
+                return "is not trusted: it is self-signed, and neither it nor an authority that issued it is in \(trust.description)" + Self.trustAdvice
             }
             let issuer = leaf.issuerCommonName.map { "'\($0)'" } ?? "an authority"
-            return "is not trusted: it was issued by \(issuer), which \(trust.description) does not trust (unknown issuer)" + Self.trustAdvice
+            return "is not trusted: it was issued by \(issuer), an authority not in \(trust.description) (unknown issuer)" + Self.trustAdvice
         }
     }
 

@@ -32,10 +32,10 @@ public enum TLSTrust: Sendable, Hashable {
         return configuration
     }
 
-    /// How a message names these authorities.
+    /// How a message names these authorities, after "in".
     var description: String {
         switch self {
-        case .system: return "this computer"
+        case .system: return "this computer's CA store"
         case .bundle(let path): return "SSL_CERT_FILE (\(path))"
         }
     }
