@@ -24,18 +24,22 @@ struct CertificateFacts: Sendable, Equatable {
     /// Reads `certificate`; nil when its encoding is not understood.
     init?(_ certificate: NIOSSLCertificate) {
         guard let der = try? certificate.toDERBytes() else { return nil }
-        self.init(der: der, notValidBefore: Date(timeIntervalSince1970: TimeInterval(certificate.notValidBefore)),
-                  notValidAfter: Date(timeIntervalSince1970: TimeInterval(certificate.notValidAfter)))
+        self.init(der: der)
     }
 
     /// Reads the DER encoding of a certificate (RFC 5280 §4.1); nil when it is not one.
-    init?(der: [UInt8], notValidBefore: Date, notValidAfter: Date) {
+    ///
+    /// The validity is read here too, not through `NIOSSLCertificate.notValidAfter`, which stops
+    /// the process on a time it cannot read: the certificate comes from a server that may be hostile.
+    init?(der: [UInt8]) {
         guard let certificate = DERElement.elements(in: der[...])?.first, certificate.tag == DERElement.sequence,
               var fields = certificate.children?.first?.children else { return nil }
         // tbsCertificate: [0] version (optional), serialNumber, signature, issuer, validity, subject,
         // subjectPublicKeyInfo, [1] and [2] unique IDs (optional), [3] extensions (optional).
         if fields.first?.tag == 0xa0 { fields.removeFirst() }
-        guard fields.count >= 6, fields[2].tag == DERElement.sequence, fields[4].tag == DERElement.sequence else { return nil }
+        guard fields.count >= 6, fields[2].tag == DERElement.sequence, fields[4].tag == DERElement.sequence,
+              let validity = fields[3].children, validity.count == 2,
+              let notValidBefore = Self.time(validity[0]), let notValidAfter = Self.time(validity[1]) else { return nil }
         issuer = Array(fields[2].content)
         subject = Array(fields[4].content)
         issuerCommonName = Self.commonName(in: fields[2])
@@ -43,6 +47,28 @@ struct CertificateFacts: Sendable, Equatable {
         names = fields.first { $0.tag == 0xa3 }.map(Self.alternativeNames) ?? []
         self.notValidBefore = notValidBefore
         self.notValidAfter = notValidAfter
+    }
+
+    /// A UTCTime (`YYMMDDHHMMSSZ`, 1950–2049) or GeneralizedTime (`YYYYMMDDHHMMSSZ`), the two
+    /// forms RFC 5280 allows; nil for anything else.
+    private static func time(_ element: DERElement) -> Date? {
+        let text = element.content
+        let yearDigits: Int
+        switch (element.tag, text.count) {
+        case (0x17, 13): yearDigits = 2
+        case (0x18, 15): yearDigits = 4
+        default: return nil
+        }
+        let start = text.startIndex
+        func field(_ offset: Int, _ length: Int) -> Int? { HTTPDate.number(text[(start + offset)..<(start + offset + length)]) }
+        guard text.last == UInt8(ascii: "Z"), var year = field(0, yearDigits), let month = field(yearDigits, 2),
+              let day = field(yearDigits + 2, 2), let hour = field(yearDigits + 4, 2), let minute = field(yearDigits + 6, 2),
+              let second = field(yearDigits + 8, 2) else { return nil }
+        if yearDigits == 2 { year += year < 50 ? 2000 : 1900 }
+        guard (1...12).contains(month), (1...HTTPDate.daysIn(month: month, year: year)).contains(day),
+              hour < 24, minute < 60, second < 60 else { return nil }
+        let days = HTTPDate.daysSince1970(year: year, month: month, day: day)
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3600 + minute * 60 + second))
     }
 
     /// The last common name (2.5.4.3) of a Name, the one that counts.

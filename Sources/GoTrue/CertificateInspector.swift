@@ -29,7 +29,9 @@ enum CertificateInspector {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let handler = try NIOSSLClientHandler(context: context, serverHostname: serverName) { chain, verdict in
-                        captured.chain.withLock { $0 = chain.compactMap(CertificateFacts.init) }
+                        // All or nothing: a certificate left out would make the next one look like the leaf.
+                        let facts = chain.map(CertificateFacts.init)
+                        captured.chain.withLock { $0 = facts.contains { $0 == nil } ? nil : facts.compactMap { $0 } }
                         // Refusing ends the handshake here: nothing more is exchanged.
                         verdict.succeed(NIOSSLVerificationResult.failed)
                     }

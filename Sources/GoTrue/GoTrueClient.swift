@@ -193,12 +193,6 @@ public struct GoTrueClient: GoTrueAPI {
         return (data, headers)
     }
 
-    /// The lifetimes of access tokens authd accepts, in seconds: GoTrue's `JWT_EXP` is an hour by
-    /// default and a project can choose up to a week; a year leaves room for any real setting
-    /// while keeping every date and duration computed from it small enough never to overflow.
-    /// The lifetime is stored with the session, so an unchecked one would break every later start.
-    public static let acceptedLifetimes = 1...31_536_000
-
     /// The refused certificate, explained. Nothing was sent: the handshake failed before the request.
     private func untrusted(_ refusal: CertificateRefusal, deadline: NIODeadline) async -> ServerFailure {
         var chain: [CertificateFacts]?
@@ -216,6 +210,12 @@ public struct GoTrueClient: GoTrueAPI {
         let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return authURL.port.map { "\(shown):\($0)" } ?? shown
     }
+
+    /// The lifetimes of access tokens authd accepts, in seconds: GoTrue's `JWT_EXP` is an hour by
+    /// default and a project can choose up to a week; a year leaves room for any real setting
+    /// while keeping every date and duration computed from it small enough never to overflow.
+    /// The lifetime is stored with the session, so an unchecked one would break every later start.
+    public static let acceptedLifetimes = 1...31_536_000
 
     private func decodeGrant(_ data: Data) throws(ServerFailure) -> SessionGrant {
         let wire: WireSession

@@ -28,7 +28,7 @@ enum HTTPDate {
     }
 
     /// A run of ASCII digits as a number (at most four here, so it cannot overflow).
-    private static func number(_ digits: ArraySlice<UInt8>) -> Int? {
+    static func number(_ digits: ArraySlice<UInt8>) -> Int? {
         var value = 0
         for digit in digits {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else { return nil }
@@ -37,7 +37,8 @@ enum HTTPDate {
         return value
     }
 
-    private static func daysIn(month: Int, year: Int) -> Int {
+    /// Days in `month` (1…12) of `year`.
+    static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -47,7 +48,7 @@ enum HTTPDate {
 
     /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's
     /// `days_from_civil`), without the calendar machinery Foundation would bring in.
-    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
         let shifted = month <= 2 ? year - 1 : year
         let era = (shifted >= 0 ? shifted : shifted - 399) / 400
         let yearOfEra = shifted - era * 400
