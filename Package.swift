@@ -44,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // Pure session rules and ports. Foundation only; never reads a clock.
@@ -70,6 +71,8 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            // The TLS errors async-http-client passes on, the trust roots, and the certificate check.
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // libsecret: the system library, a small C shim (the convenience API is variadic), the adapter.
         .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1",
@@ -122,6 +125,8 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "Crypto", package: "swift-crypto"),
+            // HTTPS, for the tests of how authd meets certificates.
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .executableTarget(name: "authd-dev-server", dependencies: [
             "GoTrueDevServer",
@@ -152,7 +157,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "GoTrueDevServerTests", dependencies: [
             "GoTrueDevServer", "GoTrue", "AuthCore", .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),

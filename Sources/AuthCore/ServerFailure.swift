@@ -2,8 +2,13 @@ import Foundation
 
 /// How a call to GoTrue failed, as the HTTP adapter observed it. Carries no tokens.
 public enum ServerFailure: Error, Sendable, Equatable {
-    /// The server could not be reached (DNS, refused, reset, TLS) or did not answer in time.
+    /// The server could not be reached (DNS, refused, reset, a failed TLS handshake) or did not answer in time.
     case unreachable(url: String, detail: String)
+    /// The server was reached but its TLS certificate was refused; `problem` completes the
+    /// sentence "the TLS certificate of `host` …" with why (not trusted, another name, expired)
+    /// and what to do. During a refresh this is transient like any network trouble: a captive
+    /// portal's certificate goes away when the portal does.
+    case untrustedCertificate(host: String, problem: String)
     /// The server answered with an error status. `code` is GoTrue's `error_code` when present.
     case http(status: Int, code: String?, message: String, retryAfter: TimeInterval?)
     /// The server answered 2xx with a body that is not what the protocol says.
@@ -15,6 +20,7 @@ extension ServerFailure: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .unreachable(let url, let detail): return "cannot reach \(url): \(detail)"
+        case .untrustedCertificate(let host, let problem): return "the TLS certificate of \(host) \(problem)"
         case .http(let status, let code, let message, _):
             return "server said \(message) (HTTP \(status)\(code.map { ", \($0)" } ?? ""))"
         case .invalidResponse(let detail): return "unexpected answer from the server: \(detail)"
@@ -55,7 +61,7 @@ extension ServerFailure {
     /// Classifies a failed refresh: fatal only for a 4xx carrying a code from the fatal list.
     public var refreshClass: RefreshOutcomeClass {
         switch self {
-        case .unreachable: return .transient(.offline, retryAfter: nil)
+        case .unreachable, .untrustedCertificate: return .transient(.offline, retryAfter: nil)
         case .invalidResponse: return .transient(.serverError, retryAfter: nil)
         case .http(let status, let code, _, let retryAfter):
             if status == 429 { return .transient(.rateLimited, retryAfter: retryAfter) }

@@ -109,6 +109,8 @@ enum SignInErrorText {
         switch failure {
         case .unreachable(let url, let detail):
             return .application(.offline, "cannot reach \(url) (\(detail)); check the network and the profile's url")
+        case .untrustedCertificate:
+            return .application(.offline, failure.localizedDescription)
         case .invalidResponse(let detail):
             return .application(.serverError, "unexpected answer from the server: \(detail)")
         case .http(let status, _, let message, _):

@@ -9,7 +9,9 @@ import NIOHTTP1
 /// Every request carries `apikey` and `X-Supabase-Api-Version: 2024-01-01`, so errors come back
 /// as `{"code":"<error_code>","message":…}`; the older `{"error_code":…,"msg":…}` and the OAuth
 /// style `{"error":…,"error_description":…}` are understood too. TLS checks the server against
-/// the system's CA store; a proxy comes from the environment as curl reads it (`ProxySettings`).
+/// the system's CA store or `SSL_CERT_FILE` (`TLSTrust`), and a refused certificate is explained
+/// (`CertificateRefusal`); a proxy comes from the environment as curl reads it (`ProxySettings`),
+/// except for loopback servers, which are always reached directly.
 /// Redirects are not followed: no GoTrue endpoint authd calls redirects, and a request that
 /// carries a password or a refresh token goes to the configured server or nowhere.
 public struct GoTrueClient: GoTrueAPI {
@@ -19,6 +21,11 @@ public struct GoTrueClient: GoTrueAPI {
     private let clientInfo: String
     private let timeout: TimeAmount
     private let proxy: ProxySettings
+    /// The variable `proxy` comes from, for messages.
+    private let proxyVariable: String?
+    private let trust: TLSTrust
+    /// Why `trust` cannot be used, for https servers; checked once, when the client is made.
+    private let trustProblem: String?
     private let client: HTTPClient
 
     /// The largest answer read: GoTrue's are a few KiB; a server that sends more is misbehaving.
@@ -34,7 +41,10 @@ public struct GoTrueClient: GoTrueAPI {
         self.clientInfo = clientInfo
         self.timeout = .milliseconds(Int64(timeout * 1000))
         self.proxy = ProxySettings.forURL(projectURL, environment: environment)
-        self.client = SharedHTTPClients.client(for: proxy)
+        self.proxyVariable = ProxySettings.variable(forURL: projectURL, environment: environment)
+        self.trust = TLSTrust(environment: environment)
+        self.trustProblem = projectURL.scheme?.lowercased() == "https" ? trust.problem() : nil
+        self.client = SharedHTTPClients.client(for: proxy, trust: trust)
     }
 
     /// `POST /token` (password, id_token, pkce) or `POST /verify` (one-time code).
@@ -117,15 +127,10 @@ public struct GoTrueClient: GoTrueAPI {
         _ = try await send("POST", "logout", query: "scope=\(scope.rawValue)", body: nil, bearer: accessToken)
     }
 
-    /// `GET /health`; the server's `Date` header, parsed.
+    /// `GET /health`; the server's `Date` header, parsed (nil when absent or not an HTTP date).
     public func health() async throws(ServerFailure) -> Date? {
         let (_, headers) = try await exchange("GET", "health", query: nil, body: nil)
-        guard let header = headers.first(name: "Date") else { return nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: header)
+        return headers.first(name: "Date").flatMap(HTTPDate.parse)
     }
 
     // MARK: Plumbing
@@ -153,6 +158,7 @@ public struct GoTrueClient: GoTrueAPI {
         if case .unsupported(let variable, let reason) = proxy {
             throw .unreachable(url: authURL.absoluteString, detail: "the proxy in \(variable) cannot be used: \(reason)")
         }
+        if let trustProblem { throw .untrustedCertificate(host: hostAndPort, problem: trustProblem) }
         var request = HTTPClientRequest(url: url.absoluteString)
         request.method = HTTPMethod(rawValue: method)
         if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
@@ -170,13 +176,14 @@ public struct GoTrueClient: GoTrueAPI {
         let status: Int
         let headers: HTTPHeaders
         let data: Data
+        let deadline = NIODeadline.now() + timeout
         do {
-            let deadline = NIODeadline.now() + timeout
             let response = try await client.execute(request, deadline: deadline)
             status = Int(response.status.code)
             headers = response.headers
             data = Data(try await response.body.collect(upTo: Self.maxAnswerBytes).readableBytesView)
         } catch {
+            if let refusal = CertificateRefusal(error) { throw await untrusted(refusal, deadline: deadline) }
             // Transport errors name the host and what failed, never a header or the body, so they carry no secret.
             throw .unreachable(url: authURL.absoluteString, detail: HTTPTransportError.describe(error))
         }
@@ -186,14 +193,40 @@ public struct GoTrueClient: GoTrueAPI {
         return (data, headers)
     }
 
+    /// The refused certificate, explained. Nothing was sent: the handshake failed before the request.
+    private func untrusted(_ refusal: CertificateRefusal, deadline: NIODeadline) async -> ServerFailure {
+        var chain: [CertificateFacts]?
+        // Only a direct connection is inspected: through a proxy the inspection would have to
+        // repeat the proxy's handshake too, and the message names the possible causes instead.
+        if proxy == .direct, let host = authURL.host {
+            chain = await CertificateInspector.presentedChain(host: host, port: authURL.port ?? 443, deadline: deadline)
+        }
+        return .untrustedCertificate(host: hostAndPort, problem: refusal.problem(host: hostAndPort, chain: chain, trust: trust, proxy: proxyVariable, now: Date()))
+    }
+
+    /// The server as a message names it: `host`, or `host:port` when the URL has a port.
+    private var hostAndPort: String {
+        let host = authURL.host ?? authURL.absoluteString
+        let shown = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return authURL.port.map { "\(shown):\($0)" } ?? shown
+    }
+
+    /// The lifetimes of access tokens authd accepts, in seconds: GoTrue's `JWT_EXP` is an hour by
+    /// default and a project can choose up to a week; a year leaves room for any real setting
+    /// while keeping every date and duration computed from it small enough never to overflow.
+    /// The lifetime is stored with the session, so an unchecked one would break every later start.
+    public static let acceptedLifetimes = 1...31_536_000
+
     private func decodeGrant(_ data: Data) throws(ServerFailure) -> SessionGrant {
-        do {
-            let wire = try JSONDecoder().decode(WireSession.self, from: data)
-            return SessionGrant(accessToken: wire.access_token, refreshToken: wire.refresh_token, expiresIn: wire.expires_in,
-                                user: UserSummary(id: wire.user.id, email: Self.nonEmpty(wire.user.email), phone: Self.nonEmpty(wire.user.phone)))
-        } catch {
+        let wire: WireSession
+        do { wire = try JSONDecoder().decode(WireSession.self, from: data) } catch {
             throw .invalidResponse(detail: "the session in the answer is incomplete")
         }
+        guard let expiresIn = wire.expires_in?.value, Self.acceptedLifetimes.contains(expiresIn) else {
+            throw .invalidResponse(detail: "the session's expires_in is not a whole number of seconds from 1 to 31536000 (a year)")
+        }
+        return SessionGrant(accessToken: wire.access_token, refreshToken: wire.refresh_token, expiresIn: expiresIn,
+                            user: UserSummary(id: wire.user.id, email: Self.nonEmpty(wire.user.email), phone: Self.nonEmpty(wire.user.phone)))
     }
 
     private func decodeUser(_ data: Data) throws(ServerFailure) -> UserRecord {
@@ -211,8 +244,19 @@ public struct GoTrueClient: GoTrueAPI {
     private struct WireSession: Decodable {
         var access_token: String
         var refresh_token: String
-        var expires_in: Int
+        var expires_in: WireInteger?
         var user: WireUser
+    }
+
+    /// A JSON value that may be a whole number. Anything else (a fraction, a string, a number no
+    /// integer type holds such as `1e400`) decodes to a nil `value` instead of failing the whole
+    /// answer, so that the range check can say what is wrong.
+    private struct WireInteger: Decodable {
+        var value: Int?
+
+        init(from decoder: any Decoder) {
+            value = try? decoder.singleValueContainer().decode(Int.self)
+        }
     }
 
     private struct WireUser: Decodable {

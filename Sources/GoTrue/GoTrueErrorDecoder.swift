@@ -10,10 +10,12 @@ public enum GoTrueErrorDecoder {
     public static let apiVersion = "2024-01-01"
 
     /// Decodes status, headers and body. Bodies that are not JSON (a proxy's 502 page) still give
-    /// a failure with the status, which the core treats as transient.
-    public static func failure(status: Int, headers: HTTPHeaders, body: Data) -> ServerFailure {
+    /// a failure with the status, which the core treats as transient. `Retry-After` is read as
+    /// `RetryAfter` says (at most an hour, unreadable values ignored); `now` stands in for the
+    /// answer's `Date` when it has none.
+    public static func failure(status: Int, headers: HTTPHeaders, body: Data, now: Date = Date()) -> ServerFailure {
         let headerCode = headers.first(name: "x-sb-error-code")
-        let retryAfter = headers.first(name: "retry-after").flatMap(TimeInterval.init)
+        let retryAfter = RetryAfter.seconds(headers.first(name: "retry-after"), serverDate: headers.first(name: "date"), now: now)
         guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             return .http(status: status, code: headerCode, message: HTTPStatusText.text(for: status), retryAfter: retryAfter)
         }

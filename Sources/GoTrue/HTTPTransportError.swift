@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOPosix
+import NIOSSL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,9 +30,34 @@ enum HTTPTransportError {
             return "cannot connect"
         }
         if let error = error as? IOError { return describe(errno: error.errnoCode) }
+        if let error = error as? NIOSSLError { return describe(tls: error) }
+        if error is NIOSSLExtraError { return "the TLS handshake failed" }
         if case ChannelError.connectTimeout = error { return "timed out" }
         if error is NIOTooManyBytesError { return "the answer was too large" }
         return "\(error)"
+    }
+
+    /// TLS failures other than a refused certificate (`CertificateRefusal` explains those).
+    private static func describe(tls error: NIOSSLError) -> String {
+        switch error {
+        case .handshakeFailed(.sslError(let stack)):
+            // BoringSSL's reason, e.g. "error:…:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at …".
+            let reasons = stack.compactMap { entry -> String? in
+                guard let start = entry.description.range(of: "OPENSSL_internal:")?.upperBound else { return nil }
+                return String(entry.description[start...].prefix { $0 != " " })
+            }
+            if reasons.contains("WRONG_VERSION_NUMBER") {
+                return "the server does not speak TLS on that port (is it an http:// server?)"
+            }
+            if stack.contains(.eofDuringHandshake) { return "the connection closed during the TLS handshake" }
+            return "the TLS handshake failed" + (reasons.first.map { " (\($0))" } ?? "")
+        case .handshakeFailed:
+            return "the TLS handshake failed"
+        case .uncleanShutdown:
+            return "connection lost"
+        default:
+            return "TLS failed"
+        }
     }
 
     private static func describe(errno code: Int32) -> String {

@@ -6,6 +6,7 @@ import Foundation
 /// `https_proxy` / `HTTPS_PROXY` for https URLs, `http_proxy` for http (only the lowercase one,
 /// since CGI sets `HTTP_PROXY` from a request header), then `all_proxy` / `ALL_PROXY`;
 /// `no_proxy` / `NO_PROXY` lists hosts and domains that go direct (`*` for every host).
+/// Loopback servers (`localhost`, `127.0.0.0/8`, `::1`) always go direct, whatever the variables say.
 public enum ProxySettings: Sendable, Hashable {
     /// No proxy.
     case direct
@@ -18,13 +19,22 @@ public enum ProxySettings: Sendable, Hashable {
 
     /// The proxy for requests to `url` under `environment`.
     public static func forURL(_ url: URL, environment: [String: String]) -> ProxySettings {
+        guard let name = variable(forURL: url, environment: environment), let value = environment[name] else { return .direct }
+        return parse(value, variable: name)
+    }
+
+    /// The variable whose proxy requests to `url` go through, or nil when they go direct.
+    public static func variable(forURL url: URL, environment: [String: String]) -> String? {
         let host = (url.host ?? "").lowercased()
-        if bypasses(host: host, list: environment["no_proxy"] ?? environment["NO_PROXY"] ?? "") { return .direct }
+        // A server on this machine is reached directly, never through a proxy: the password or
+        // refresh token for a plain-http loopback server would otherwise cross the network in
+        // clear text to a proxy that has no business seeing it (curl only spares `localhost`).
+        if isLoopback(host) { return nil }
+        if bypasses(host: host, list: environment["no_proxy"] ?? environment["NO_PROXY"] ?? "") { return nil }
         let names = url.scheme?.lowercased() == "https"
             ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
             : ["http_proxy", "all_proxy", "ALL_PROXY"]
-        guard let name = names.first(where: { !(environment[$0] ?? "").isEmpty }), let value = environment[name] else { return .direct }
-        return parse(value, variable: name)
+        return names.first { !(environment[$0] ?? "").isEmpty }
     }
 
     /// One proxy URL, as written in a `*_proxy` variable.
@@ -59,5 +69,19 @@ public enum ProxySettings: Sendable, Hashable {
             if host == pattern || host.hasSuffix("." + pattern) { return true }
         }
         return false
+    }
+
+    /// `localhost`, `::1` (with or without brackets) or a dotted quad in 127.0.0.0/8: the rule
+    /// AuthProtocol's `LoopbackHost` applies to profile URLs, restated here because this adapter
+    /// depends on the core alone. Only the address itself: `127.0.0.1.example.com` is a name DNS
+    /// may send anywhere.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        if bare == "localhost" || bare == "::1" { return true }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ part in
+            !part.isEmpty && part.count <= 3 && part.allSatisfy { $0.isASCII && $0.isNumber } && Int(part).map { $0 <= 255 } == true
+        }) else { return false }
+        return parts[0] == "127"
     }
 }

@@ -77,7 +77,7 @@ public final class DevAuthAPI: Sendable {
         case ("POST", "/admin/dev/faults"):
             return withBody(request) { body in
                 guard let fault = DevFault(json: body) else {
-                    return DevError.response(400, "validation_failed", "a fault needs a status between 400 and 599, \"drop\": true or a positive \"delay\"", request: request)
+                    return DevError.response(400, "validation_failed", "a fault needs a status between 400 and 599, \"drop\": true, a positive \"delay\" or \"expires_in\", and a \"grant\" of refresh_token (the default) or password", request: request)
                 }
                 state.withLock { $0.refreshFault = fault }
                 return DevResponse(status: 204)
@@ -172,20 +172,29 @@ public final class DevAuthAPI: Sendable {
         let password = body["password"] as? String ?? ""
         recordSecrets([password])
         return state.withLock { store -> DevResponse in
-            guard var user = phone.isEmpty ? store.user(email: email) : store.user(phone: phone),
-                  user.passwordDigest == Self.digest(password) else {
-                return DevError.response(400, "invalid_credentials", "Invalid login credentials", request: request)
-            }
-            if phone.isEmpty, user.emailConfirmedAt == nil {
-                return DevError.response(400, "email_not_confirmed", "Email not confirmed", request: request)
-            }
-            if !phone.isEmpty, user.phoneConfirmedAt == nil {
-                return DevError.response(400, "phone_not_confirmed", "Phone not confirmed", request: request)
-            }
-            user.lastSignInAt = now
-            store.users[user.id] = user
-            return .json(200, issueSession(for: user, method: "password", store: &store, now: now))
+            let fault = takeFault(for: "password", store: &store)
+            if let fault, let failure = fault.response(to: request) { return failure }
+            var answer = passwordSession(email: email, phone: phone, password: password, request: request, store: &store, now: now)
+            answer.delay = max(answer.delay, fault?.delay ?? 0)
+            return fault?.applyingExpiresIn(to: answer) ?? answer
         }
+    }
+
+    private func passwordSession(email: String, phone: String, password: String, request: DevRequest,
+                                 store: inout DevStore, now: Date) -> DevResponse {
+        guard var user = phone.isEmpty ? store.user(email: email) : store.user(phone: phone),
+              user.passwordDigest == Self.digest(password) else {
+            return DevError.response(400, "invalid_credentials", "Invalid login credentials", request: request)
+        }
+        if phone.isEmpty, user.emailConfirmedAt == nil {
+            return DevError.response(400, "email_not_confirmed", "Email not confirmed", request: request)
+        }
+        if !phone.isEmpty, user.phoneConfirmedAt == nil {
+            return DevError.response(400, "phone_not_confirmed", "Phone not confirmed", request: request)
+        }
+        user.lastSignInAt = now
+        store.users[user.id] = user
+        return .json(200, issueSession(for: user, method: "password", store: &store, now: now))
     }
 
     private func refreshGrant(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
@@ -194,16 +203,22 @@ public final class DevAuthAPI: Sendable {
         }
         return state.withLock { store -> DevResponse in
             store.refreshGrants += 1
-            let fault = store.refreshFault
-            if let remaining = fault?.remaining {
-                store.refreshFault?.remaining = remaining - 1
-                if remaining <= 1 { store.refreshFault = nil }
-            }
+            let fault = takeFault(for: "refresh_token", store: &store)
             if let fault, let failure = fault.response(to: request) { return failure }
             var answer = rotate(presented, request: request, store: &store, now: now)
             answer.delay = max(answer.delay, fault?.delay ?? 0)
-            return answer
+            return fault?.applyingExpiresIn(to: answer) ?? answer
         }
+    }
+
+    /// The injected fault for a grant of type `grant`, if one is set; counts it against its `count`.
+    func takeFault(for grant: String, store: inout DevStore) -> DevFault? {
+        guard let fault = store.refreshFault, fault.grant == grant else { return nil }
+        if let remaining = fault.remaining {
+            store.refreshFault?.remaining = remaining - 1
+            if remaining <= 1 { store.refreshFault = nil }
+        }
+        return fault
     }
 
     /// GoTrue's rotation rules for a presented refresh token.

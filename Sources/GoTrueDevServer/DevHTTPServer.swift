@@ -3,6 +3,7 @@ import NIOCore
 import Synchronization
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 
 /// Serves `DevAuthAPI` over HTTP/1.1 with SwiftNIO.
 public final class DevHTTPServer: Sendable {
@@ -22,9 +23,12 @@ public final class DevHTTPServer: Sendable {
 
     /// Binds `host:port` and serves the API `makeAPI` builds for the port actually bound (its
     /// issuer URL names the port). Binding once matters: binding to learn a free port, closing,
-    /// and binding it again let another process take the port in between.
-    public static func start(host: String = "127.0.0.1", port: Int,
+    /// and binding it again let another process take the port in between. With `tls`, it speaks
+    /// HTTPS only.
+    public static func start(host: String = "127.0.0.1", port: Int, tls: DevTLSFiles? = nil,
                              api makeAPI: @Sendable (_ boundPort: Int) -> DevAuthAPI) async throws -> DevHTTPServer {
+        // Read once now, so that unreadable files fail the start instead of every connection.
+        _ = try tls?.context()
         let slot = APISlot()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
@@ -33,6 +37,9 @@ public final class DevHTTPServer: Sendable {
                 // Nobody has been told the port before the API exists; a stray early connection is closed.
                 guard let api = slot.api.withLock({ $0 }) else { return channel.close() }
                 return channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: try tls.context()))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(DevHTTPHandler(api: api))
                 }

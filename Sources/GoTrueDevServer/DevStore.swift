@@ -83,7 +83,7 @@ struct DevStore: Sendable {
     var refreshGrants = 0
     /// Requests answered, by method and path (`POST /token`), admin endpoints aside.
     var requestCounts: [String: Int] = [:]
-    /// An injected failure for refresh grants, set through `/admin/dev/faults`.
+    /// An injected failure for refresh (or password) grants, set through `/admin/dev/faults`.
     var refreshFault: DevFault?
     /// Codes by address (lower-cased) and purpose, as `"<address> <purpose>"`.
     var codes: [String: DevOneTimeCode] = [:]

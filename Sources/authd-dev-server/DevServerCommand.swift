@@ -47,12 +47,19 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("record-secrets"), help: "Append every access token, refresh token and password this server sees to this file, one per line (for a test's secret scan).")
     var recordSecrets: String?
 
+    @Option(name: .customLong("tls-cert"), help: "Serve HTTPS with this PEM certificate chain (leaf first), read again for every connection; needs --tls-key.")
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert.")
+    var tlsKey: String?
+
     func validate() throws {
         if accessTokenLifetime < 1 { throw ValidationError("--access-token-lifetime must be at least 1 second") }
         if otpLifetime <= 0 { throw ValidationError("--otp-lifetime must be positive") }
         if reuseInterval < 0 { throw ValidationError("--reuse-interval must not be negative") }
         let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
         if !loopback { throw ValidationError("the development server only binds loopback addresses (127.0.0.1, ::1)") }
+        if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
     }
 
     func run() async throws {
@@ -65,14 +72,16 @@ struct DevServerCommand: AsyncParsableCommand {
         if !idTokenClientIDs.isEmpty { options.idTokenClientIDs = idTokenClientIDs }
         options.outboxFile = outbox
         options.secretsFile = recordSecrets
+        let tls = tlsCertificate.map { DevTLSFiles(certificatePath: $0, privateKeyPath: tlsKey ?? "") }
+        let scheme = tls == nil ? "http" : "https"
         // The issuer URL names the port actually bound (port 0 picks one).
         let configured = options
-        let server = try await DevHTTPServer.start(host: host, port: port) { boundPort in
+        let server = try await DevHTTPServer.start(host: host, port: port, tls: tls) { boundPort in
             var options = configured
-            options.externalURL = "http://\(hostForURL):\(boundPort)"
+            options.externalURL = "\(scheme)://\(hostForURL):\(boundPort)"
             return DevAuthAPI(options: options)
         }
-        FileHandle.standardOutput.write(Data("authd-dev-server listening on http://\(hostForURL):\(server.port)\n".utf8))
+        FileHandle.standardOutput.write(Data("authd-dev-server listening on \(scheme)://\(hostForURL):\(server.port)\n".utf8))
         try await server.waitUntilClosed()
     }
 }

@@ -25,7 +25,7 @@ import Testing
         post("/token", #"{"refresh_token":"\#(token)"}"#, query: "?grant_type=refresh_token")
     }
 
-    @Test(arguments: [#"{}"#, #"{"status":200}"#, #"{"delay":-1}"#, #"{"drop":false}"#])
+    @Test(arguments: [#"{}"#, #"{"status":200}"#, #"{"delay":-1}"#, #"{"drop":false}"#, #"{"status":503,"grant":"pkce"}"#])
     func aFaultThatWouldDoNothingIsRefused(_ fault: String) {
         let response = post("/admin/dev/faults", fault)
         #expect(response.status == 400)
@@ -70,5 +70,43 @@ import Testing
             #expect(body(refresh(token))["code"] as? String == "refresh_token_not_found")
         }
         #expect(post("/admin/dev/revoke", #"{"email":"nobody@example.com"}"#).status == 404)
+    }
+
+    @Test func aRetryAfterGivenAsTextIsSentVerbatim() throws {
+        let token = try signUp("retry-text@example.com")
+        #expect(post("/admin/dev/faults", #"{"status":429,"retry_after":"1e400","count":1}"#).status == 204)
+        #expect(refresh(token).headers["Retry-After"] == "1e400")
+    }
+
+    @Test(arguments: ["1e400", "-1", "9223372036854775807", #""3600""#])
+    func anExpiresInFaultRotatesAndAnswersThatNumberVerbatim(_ raw: String) throws {
+        let token = try signUp("expires-\(raw.count)@example.com")
+        #expect(post("/admin/dev/faults", #"{"expires_in":"# + String(reflecting: raw) + #","count":1}"#).status == 204)
+        let answer = refresh(token)
+        #expect(answer.status == 200)
+        let text = String(decoding: answer.body, as: UTF8.self)
+        #expect(text.contains(#""expires_in":"# + raw + ","), "\(text)")
+        #expect(text.contains(#""expires_at":"#), "the other fields are left alone")
+        #expect(!refresh(token).body.isEmpty, "the token was rotated: its parent is still answered")
+    }
+
+    @Test func anEmptyExpiresInLeavesTheFieldOut() throws {
+        let token = try signUp("expires-missing@example.com")
+        #expect(post("/admin/dev/faults", #"{"expires_in":"","count":1}"#).status == 204)
+        let answer = body(refresh(token))
+        #expect(answer["expires_in"] == nil)
+        #expect(answer["refresh_token"] is String)
+    }
+
+    @Test func aFaultForPasswordGrantsLeavesRefreshGrantsAlone() throws {
+        let token = try signUp("password-fault@example.com")
+        #expect(post("/admin/dev/faults", #"{"grant":"password","expires_in":"0"}"#).status == 204)
+        #expect(body(refresh(token))["expires_in"] as? Int == 3600)
+        let signIn = post("/token", #"{"email":"password-fault@example.com","password":"password-1"}"#, query: "?grant_type=password")
+        #expect(body(signIn)["expires_in"] as? Int == 0)
+        #expect(post("/admin/dev/faults", #"{"grant":"password","status":429,"retry_after":"inf"}"#).status == 204)
+        let limited = post("/token", #"{"email":"password-fault@example.com","password":"password-1"}"#, query: "?grant_type=password")
+        #expect(limited.status == 429)
+        #expect(limited.headers["Retry-After"] == "inf")
     }
 }

@@ -31,32 +31,32 @@ import Testing
     }
 
     @Test func requestsGoThroughTheProxyTheEnvironmentNames() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-proxy-\(UUID().uuidString.prefix(6))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let portFile = directory.appendingPathComponent("port"), log = directory.appendingPathComponent("log")
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("python/connect_proxy.py")
-        let proxy = Process()
-        proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        proxy.arguments = ["python3", script.path, portFile.path, log.path]
-        try proxy.run()
-        defer { kill(proxy.processIdentifier, SIGKILL); proxy.waitUntilExit() }
-        var port: String?
-        for _ in 0..<200 where port == nil {
-            port = try? String(contentsOf: portFile, encoding: .utf8)
-            if port == nil { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        let proxyPort = try #require(port)
-
         try await DevServerHarness.run(DevServerOptions(anonKey: "anon-key-1")) { harness in
+            // A made-up host that only the proxy can reach (it sends every tunnel to the server):
+            // loopback addresses never go through a proxy.
+            let proxy = try await RecordingProxy.start(upstream: "127.0.0.1:\(harness.server.port)")
+            defer { proxy.stop() }
             _ = try await harness.call("POST", "/signup", json: ["email": "proxied@example.com", "password": "password-1"], headers: ["apikey": "anon-key-1"])
-            let client = GoTrueClient(projectURL: harness.base, anonKey: "anon-key-1", environment: ["http_proxy": "http://127.0.0.1:\(proxyPort)"])
+            let remote = URL(string: "http://gotrue.proxied.test:\(harness.server.port)")!
+            let client = GoTrueClient(projectURL: remote, anonKey: "anon-key-1", environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
             let grant = try await client.signIn(email: "proxied@example.com", password: "password-1")
             #expect(grant.user.email == "proxied@example.com")
-            let forwarded = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             // async-http-client tunnels through an HTTP proxy with CONNECT, for http as for https.
-            #expect(forwarded.contains("tunnelled CONNECT 127.0.0.1:\(harness.base.port ?? 0)"), "\(forwarded)")
+            #expect(proxy.log.contains("tunnelled CONNECT gotrue.proxied.test:\(harness.server.port)"), "\(proxy.log)")
+        }
+    }
+
+    @Test func aLoopbackServerIsReachedDirectlyWhateverTheProxyVariablesSay() async throws {
+        let proxy = try await RecordingProxy.start()
+        defer { proxy.stop() }
+        try await DevServerHarness.run(DevServerOptions(anonKey: "anon-key-1")) { harness in
+            _ = try await harness.call("POST", "/signup", json: ["email": "direct@example.com", "password": "password-1"], headers: ["apikey": "anon-key-1"])
+            let address = "http://127.0.0.1:\(proxy.port)"
+            let client = GoTrueClient(projectURL: harness.base, anonKey: "anon-key-1",
+                                      environment: ["http_proxy": address, "all_proxy": address, "ALL_PROXY": address, "https_proxy": address])
+            let grant = try await client.signIn(email: "direct@example.com", password: "password-1")
+            _ = try await client.refresh(refreshToken: grant.refreshToken)
+            #expect(proxy.log.isEmpty, "the proxy saw: \(proxy.log)")
         }
     }
 

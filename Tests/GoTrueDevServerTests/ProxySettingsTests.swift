@@ -5,7 +5,7 @@ import Testing
 /// The proxy environment is read as curl reads it.
 @Suite struct ProxySettingsTests {
     let https = URL(string: "https://abcd.supabase.co")!
-    let http = URL(string: "http://127.0.0.1:9999")!
+    let http = URL(string: "http://gotrue.corp:9999")!
 
     @Test func theSchemesVariableIsUsedThenAllProxy() {
         let environment = ["https_proxy": "http://proxy.corp:3128", "http_proxy": "http://plain.corp:8080", "ALL_PROXY": "socks5://socks.corp"]
@@ -20,6 +20,22 @@ import Testing
     @Test func theUppercaseHTTPProxyIsIgnoredAsCurlDoes() {
         // CGI sets HTTP_PROXY from a request's "Proxy:" header, so curl never reads it.
         #expect(ProxySettings.forURL(http, environment: ["HTTP_PROXY": "http://attacker:8080"]) == .direct)
+    }
+
+    static let everyProxyVariable = ["https_proxy": "http://proxy.corp:3128", "HTTPS_PROXY": "http://proxy.corp:3128",
+                                     "http_proxy": "http://proxy.corp:3128", "all_proxy": "socks5://proxy.corp",
+                                     "ALL_PROXY": "socks5://proxy.corp"]
+
+    @Test(arguments: ["http://127.0.0.1:9999", "http://127.1.2.3:80", "http://localhost:54321", "http://LOCALHOST",
+                      "http://[::1]:9999", "https://127.0.0.1:8443", "https://localhost"])
+    func loopbackServersAreNeverProxied(_ url: String) {
+        #expect(ProxySettings.forURL(URL(string: url)!, environment: Self.everyProxyVariable) == .direct)
+    }
+
+    @Test(arguments: ["http://127.0.0.1.example.com", "http://128.0.0.1", "http://10.0.0.1", "http://localhost.corp",
+                      "http://[::2]", "http://127.0.0.256"])
+    func hostsThatOnlyLookLikeLoopbackAreProxied(_ url: String) {
+        #expect(ProxySettings.forURL(URL(string: url)!, environment: Self.everyProxyVariable) != .direct)
     }
 
     @Test func credentialsInTheProxyURLAreDecoded() {
