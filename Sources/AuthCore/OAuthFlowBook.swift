@@ -12,14 +12,33 @@ public struct OAuthFlow: Sendable, Equatable {
     public var codeVerifier: String
     /// When the flow was started.
     public var startedAt: Date
+    /// Who started it (the client's app name): each client may keep only a few flows waiting.
+    public var owner: String
+    /// Whether `redirectTo` carries `authd_flow=<id>` (loopback redirects do), so that only a
+    /// redirect carrying it can complete or end this flow.
+    public var isBound: Bool
 
     /// Creates a flow.
-    public init(id: String, provider: String, redirectTo: String, codeVerifier: String, startedAt: Date) {
+    public init(id: String, provider: String, redirectTo: String, codeVerifier: String, startedAt: Date,
+                owner: String = "", isBound: Bool = false) {
         self.id = id
         self.provider = provider
         self.redirectTo = redirectTo
         self.codeVerifier = codeVerifier
         self.startedAt = startedAt
+        self.owner = owner
+        self.isBound = isBound
+    }
+
+    /// The query parameter a bound flow's redirect carries.
+    public static let bindingParameter = "authd_flow"
+
+    /// `redirect` with this flow's binding added to its query: what `redirect_to` becomes for a
+    /// loopback redirect. GoTrue keeps a `redirect_to`'s query when it adds `code` or `error`.
+    public static func bound(_ redirect: String, to id: String) -> String {
+        guard var components = URLComponents(string: redirect) else { return redirect }
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: bindingParameter, value: id)]
+        return components.string ?? redirect
     }
 }
 
@@ -27,6 +46,13 @@ public struct OAuthFlow: Sendable, Equatable {
 public enum OAuthFlowFailure: Error, Sendable, Equatable {
     /// No flow is waiting for this redirect (never started, already used, or expired).
     case noPendingFlow(String)
+    /// The redirect does not carry the flow's binding: it was not sent back for this sign-in
+    /// (another user's, or junk). The flow keeps waiting for its own.
+    case notThisFlow
+    /// A newer browser sign-in to the same app address replaced this one.
+    case replaced
+    /// Too many browser sign-ins are waiting (the client's own limit, or the profile's).
+    case tooManyFlows(Int)
     /// The flow waited longer than `OAuthFlowBook.lifetime`.
     case expired
     /// The provider or GoTrue sent the browser back with an error.
@@ -37,14 +63,24 @@ public enum OAuthFlowFailure: Error, Sendable, Equatable {
 
 /// The pending PKCE flows of one profile, and the rules that match a redirect to one of them.
 ///
-/// A redirect to a loopback listener names its flow (the listener knows which one it serves).
-/// A redirect to a custom scheme arrives through `authctl open-url` with nothing but the URL: it
-/// is matched by its redirect address, newest flow first. Each flow is used at most once.
+/// A redirect to a loopback listener names its flow (the listener knows which one it serves) and
+/// carries the flow's binding (`authd_flow=<id>` in its query), without which it neither
+/// completes nor ends the flow: a callback from anyone else, or for another sign-in, changes
+/// nothing. A redirect to a custom scheme arrives through `authctl open-url` with nothing but the
+/// URL (an app's allow-listed scheme address cannot take a query of ours): it is matched by its
+/// redirect address, and a newer flow to the same address replaces an older one, so two flows can
+/// never take each other's redirect. Each flow is used at most once.
+///
+/// A client keeps at most `capacityPerOwner` flows waiting (its oldest is dropped for a new
+/// one), and a profile at most `capacity`: a client starting flows in a loop cannot push out
+/// the user's.
 public struct OAuthFlowBook: Sendable {
     /// How long a flow waits: GoTrue keeps flow state for at least 300 s.
     public static let lifetime: TimeInterval = 300
-    /// Flows kept at once; the oldest is dropped beyond this.
-    public static let capacity = 16
+    /// Flows kept at once for a profile; beyond it new flows are refused.
+    public static let capacity = 64
+    /// Flows one client keeps at once; its oldest is dropped beyond it.
+    public static let capacityPerOwner = 4
 
     private var flows: [OAuthFlow] = []
 
@@ -54,24 +90,39 @@ public struct OAuthFlowBook: Sendable {
     /// The flows still waiting at `now`.
     public func pending(now: Date) -> [OAuthFlow] { flows.filter { !Self.isExpired($0, now: now) } }
 
-    /// Records a new flow, dropping expired ones and the oldest beyond `capacity`.
-    public mutating func start(_ flow: OAuthFlow, now: Date) {
+    /// Records a new flow and returns the flows it displaced (whose waiters must be told): an
+    /// unbound flow to the same address, and the owner's oldest beyond `capacityPerOwner`.
+    /// Refused when the profile already has `capacity` flows waiting.
+    public mutating func start(_ flow: OAuthFlow, now: Date) -> Result<[OAuthFlow], OAuthFlowFailure> {
         flows.removeAll { Self.isExpired($0, now: now) }
+        var displaced: [OAuthFlow] = []
+        if !flow.isBound {
+            let address = Self.addressWithoutQuery(URL(string: flow.redirectTo))
+            displaced += flows.filter { !$0.isBound && Self.addressWithoutQuery(URL(string: $0.redirectTo)) == address }
+        }
+        let owned = flows.filter { $0.owner == flow.owner && !displaced.contains($0) }
+        displaced += owned.prefix(max(0, owned.count + 1 - Self.capacityPerOwner))
+        guard flows.count - displaced.count < Self.capacity else { return .failure(.tooManyFlows(Self.capacity)) }
+        flows.removeAll { displaced.contains($0) }
         flows.append(flow)
-        if flows.count > Self.capacity { flows.removeFirst(flows.count - Self.capacity) }
+        return .success(displaced)
     }
 
     /// Forgets a flow (cancelled, or its waiting client went away).
     public mutating func cancel(_ id: String) { flows.removeAll { $0.id == id } }
 
     /// Removes and returns the flow the redirect `callback` belongs to: the one named `id`, or
-    /// else the newest whose redirect address the callback has. Nil when none waits for it.
-    public mutating func take(callback: URL, flowID id: String?) -> OAuthFlow? {
+    /// else the newest whose redirect address the callback has. A bound flow is taken only by a
+    /// redirect carrying its binding; otherwise it stays, and the answer is `notThisFlow`.
+    public mutating func take(callback: URL, flowID id: String?) -> Result<OAuthFlow, OAuthFlowFailure> {
         let address = Self.addressWithoutQuery(callback)
         guard let index = flows.lastIndex(where: { flow in
             id.map { $0 == flow.id } ?? (Self.addressWithoutQuery(URL(string: flow.redirectTo)) == address)
-        }) else { return nil }
-        return flows.remove(at: index)
+        }) else { return .failure(.noPendingFlow(id ?? address)) }
+        if flows[index].isBound, Self.parameters(of: callback)[OAuthFlow.bindingParameter] != flows[index].id {
+            return .failure(.notThisFlow)
+        }
+        return .success(flows.remove(at: index))
     }
 
     /// What the redirect says about `flow`: its authorization code, or why the sign-in failed.

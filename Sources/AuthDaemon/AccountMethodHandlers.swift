@@ -70,17 +70,23 @@ extension DaemonMethods {
             return .init(nonce: nonce.raw, nonceSHA256: nonce.sha256Hex)
         }
 
-        table.register(Methods.OAuthBegin.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.OAuthBegin.self, for: .profileUsers) { parameters, connection throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
             guard isProviderName(parameters.provider) else { throw invalidParams("'provider' must be a provider name such as google or github") }
             guard let redirect = URL(string: parameters.redirectTo), let scheme = redirect.scheme, !scheme.isEmpty else {
                 throw invalidParams("'redirect_to' must be an absolute URL (http://127.0.0.1:PORT/… or an app's custom scheme)")
             }
-            if scheme.lowercased() == "http", !LoopbackHost.contains(redirect.host ?? "") {
+            let loopback = scheme.lowercased() == "http"
+            if loopback, !LoopbackHost.contains(redirect.host ?? "") {
                 throw invalidParams("an http:// 'redirect_to' must be a loopback address such as http://127.0.0.1:PORT/callback")
             }
-            let started = await driver.beginBrowserSignIn(provider: parameters.provider, redirectTo: parameters.redirectTo, scopes: parameters.scopes)
-            return .init(flowID: started.flow.id, url: started.url.absoluteString, expiresIn: Int(OAuthFlowBook.lifetime))
+            switch await driver.beginBrowserSignIn(provider: parameters.provider, redirectTo: parameters.redirectTo, scopes: parameters.scopes,
+                                                   owner: connection.client.app, bind: loopback) {
+            case .success(let started):
+                return .init(flowID: started.flow.id, url: started.url.absoluteString, expiresIn: Int(OAuthFlowBook.lifetime))
+            case .failure(let failure):
+                throw SignInErrorText.error(failure)
+            }
         }
 
         table.register(Methods.OAuthComplete.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in

@@ -203,24 +203,40 @@ public actor SessionDriver: Service {
 
     // MARK: Browser sign-in (PKCE)
 
-    /// Starts a browser sign-in: keeps a new code verifier and answers the URL to open.
-    public func beginBrowserSignIn(provider: String, redirectTo: String, scopes: String?) -> (flow: OAuthFlow, url: URL) {
+    /// Starts a browser sign-in for `owner` (the client's app name): keeps a new code verifier
+    /// and answers the URL to open. With `bind` (a loopback redirect) the flow's id is added to
+    /// `redirect_to`, and only a redirect carrying it completes or ends the flow.
+    public func beginBrowserSignIn(provider: String, redirectTo: String, scopes: String?, owner: String,
+                                   bind: Bool) -> Result<(flow: OAuthFlow, url: URL), OAuthFlowFailure> {
         let now = clock.now()
-        let flow = OAuthFlow(id: PKCE.makeFlowID(), provider: provider, redirectTo: redirectTo,
-                             codeVerifier: PKCE.makeVerifier(), startedAt: now)
-        flows.start(flow, now: now)
+        let id = PKCE.makeFlowID()
+        let flow = OAuthFlow(id: id, provider: provider, redirectTo: bind ? OAuthFlow.bound(redirectTo, to: id) : redirectTo,
+                             codeVerifier: PKCE.makeVerifier(), startedAt: now, owner: owner, isBound: bind)
+        switch flows.start(flow, now: now) {
+        case .failure(let failure):
+            logger.notice("browser sign-in refused: too many waiting", metadata: ["oauth.provider": "\(provider)", "client.app": "\(owner)"])
+            return .failure(failure)
+        case .success(let displaced):
+            for old in displaced {
+                logger.info("browser sign-in replaced by a newer one", metadata: ["oauth.flow": "\(old.id)"])
+                finishFlowWaiters(old.id, with: .failure(.flow(.replaced)))
+            }
+        }
         logger.info("browser sign-in started", metadata: ["oauth.provider": "\(provider)", "oauth.flow": "\(flow.id)"])
-        let url = api.authorizeURL(provider: provider, redirectTo: redirectTo,
+        let url = api.authorizeURL(provider: provider, redirectTo: flow.redirectTo,
                                    codeChallenge: PKCE.challenge(for: flow.codeVerifier), scopes: scopes)
-        return (flow, url)
+        return .success((flow, url))
     }
 
     /// Completes a browser sign-in with the URL the browser was sent back to, and answers
     /// whoever waits for that flow (`waitForBrowserSignIn`) the same way.
     public func completeBrowserSignIn(callback: URL, flowID: String?) async -> Result<Void, SignInFailure> {
-        guard let flow = flows.take(callback: callback, flowID: flowID) else {
-            let failure = OAuthFlowFailure.noPendingFlow(OAuthFlowBook.address(of: callback))
-            logger.info("browser sign-in failed", metadata: ["error": "\(failure)"])
+        let flow: OAuthFlow
+        switch flows.take(callback: callback, flowID: flowID) {
+        case .success(let taken): flow = taken
+        case .failure(let failure):
+            // The flow itself (if any) goes on waiting for its own redirect.
+            logger.info("a browser redirect matched no sign-in", metadata: ["error": "\(failure)"])
             return .failure(.flow(failure))
         }
         let result: Result<Void, SignInFailure>

@@ -50,6 +50,12 @@ enum SignInErrorText {
             return .application(.oauthFailed, "the provider refused the sign-in: \(detail) (\((code ?? error).prefix(64)))")
         case .malformedCallback(let detail):
             return .application(.oauthFailed, "the browser came back without a sign-in code: \(detail)")
+        case .notThisFlow:
+            return .application(.oauthFailed, "this redirect does not belong to the browser sign-in it names (it lacks the sign-in's authd_flow); the sign-in goes on waiting")
+        case .replaced:
+            return .application(.oauthFailed, "a newer browser sign-in to the same app address replaced this one")
+        case .tooManyFlows(let limit):
+            return .application(.busy, "\(limit) browser sign-ins are waiting already: finish or cancel one, or wait \(Int(OAuthFlowBook.lifetime / 60)) minutes")
         }
     }
 

@@ -42,7 +42,7 @@ struct BrowserSignIn {
             }
             return try waited.get()
         }
-        guard let callback = listener.waitForCallback(until: deadline) else {
+        guard let callback = listener.waitForCallback(flowID: flow.flowID, until: deadline) else {
             throw Failure("timed out waiting for the browser sign-in; run the command again (with --no-browser to copy the URL by hand)", .browserSignInFailed)
         }
         let completed = Result { () throws(AuthdClientError) in

@@ -5,6 +5,12 @@ import Glibc
 
 /// A one-shot HTTP listener on 127.0.0.1 with an ephemeral port, where the browser lands after a
 /// sign-in. It answers only `GET /callback`; anything else (a favicon request) gets a 404.
+///
+/// The port and the whole authorize URL are visible to every user of the machine (in the
+/// browser's command line), so the listener takes a callback only from a process of our own uid
+/// (the kernel's socket table says whose the connecting socket is), and only one that carries the
+/// flow's binding (`authd_flow=<flow id>`, which authd put into `redirect_to`): another user's
+/// code or a junk callback is refused and the sign-in goes on waiting for its own.
 final class LoopbackRedirectListener {
     /// The port the kernel picked.
     let port: UInt16
@@ -57,8 +63,8 @@ final class LoopbackRedirectListener {
         }
     }
 
-    /// Waits up to `deadline` for the browser's `GET /callback`; nil on timeout.
-    func waitForCallback(until deadline: Date) -> Callback? {
+    /// Waits up to `deadline` for the browser's `GET /callback` for flow `flowID`; nil on timeout.
+    func waitForCallback(flowID: String, until deadline: Date) -> Callback? {
         while true {
             let left = deadline.timeIntervalSinceNow
             guard left > 0 else { return nil }
@@ -73,7 +79,17 @@ final class LoopbackRedirectListener {
                 continue
             }
             if target.hasPrefix("/callback") {
-                return Callback(url: "http://127.0.0.1:\(port)\(target)", connection: connection)
+                let callback = Callback(url: "http://127.0.0.1:\(port)\(target)", connection: connection)
+                guard LoopbackPeer.uid(of: connection, serverPort: port) == getuid() else {
+                    // Another user's process (or one the kernel cannot name): not our browser.
+                    Self.refuse(connection, "This sign-in belongs to another user of this computer.")
+                    continue
+                }
+                guard URLComponents(string: callback.url)?.queryItems?.contains(where: { $0.name == "authd_flow" && $0.value == flowID }) == true else {
+                    Self.refuse(connection, "This is not the sign-in authctl is waiting for.")
+                    continue
+                }
+                return callback
             }
             Self.send(connection, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
             close(connection)
@@ -98,6 +114,13 @@ final class LoopbackRedirectListener {
         let parts = line.split(separator: " ")
         guard parts.count >= 2, parts[0] == "GET" else { return nil }
         return String(parts[1])
+    }
+
+    /// Answers 403 with `message` and closes the connection; the listener goes on waiting.
+    private static func refuse(_ connection: Int32, _ message: String) {
+        let body = Array("<!doctype html><html><body><p>\(message)</p></body></html>".utf8)
+        send(connection, Array("HTTP/1.1 403 Forbidden\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body)
+        close(connection)
     }
 
     fileprivate static func send(_ connection: Int32, _ bytes: [UInt8]) {

@@ -66,6 +66,15 @@ final class Spawned: @unchecked Sendable {
         if !process.isRunning { collectForScan() }
     }
 
+    /// Waits up to `timeout` seconds for the process to end; its exit status, or nil while it runs.
+    func waitForExit(timeout: TimeInterval) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !process.hasEnded, Date() < deadline { usleep(20_000) }
+        guard process.hasEnded else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     /// Waits until `predicate` holds on stdout, up to `timeout` seconds.
     func waitForOutput(timeout: TimeInterval = 15, _ predicate: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
