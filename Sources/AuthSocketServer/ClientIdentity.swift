@@ -44,6 +44,10 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
     /// The app, for logs.
     public var description: String { app }
 
+    /// Whose share of the per-client limits this client uses: its app name, or one share for all
+    /// the clients that could not be identified.
+    public var quotaKey: String { isIdentified ? app : "(unidentified)" }
+
     /// Reads the identity of process `pid` from `/proc` (or another `procRoot`, for tests).
     ///
     /// With `pidfd` (from `SO_PEERPIDFD`, Linux 6.5 and newer) the reads are checked to belong to

@@ -18,6 +18,11 @@ enum ConnectionNotice {
         RPCCodec.encodeError(.application(.busy, "authd is serving its maximum of \(limit) connections; close unused connections or try again"), id: nil)
     }
 
+    /// The client's own share of the slots is taken.
+    static func busyForClient(limit: Int) -> Data {
+        RPCCodec.encodeError(.application(.busy, "this program has \(limit) connections to authd open already, its maximum; close unused ones or try again"), id: nil)
+    }
+
     /// A request line passed the limit.
     static func lineTooLong(limit: Int) -> Data {
         RPCCodec.encodeError(RPCErrorObject(code: RPCErrorObject.invalidRequestCode,

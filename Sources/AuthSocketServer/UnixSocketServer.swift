@@ -41,7 +41,7 @@ public final class UnixSocketServer: Service, Sendable {
         self.handler = handler
         self.logger = logger
         self.limits = limits
-        self.slots = ConnectionSlots(limit: limits.maxConnections)
+        self.slots = ConnectionSlots(limit: limits.maxConnections, perClient: limits.maxConnectionsPerClient)
         self.group = MultiThreadedEventLoopGroup.singleton
         self.readiness = onListening
     }
@@ -77,25 +77,33 @@ public final class UnixSocketServer: Service, Sendable {
                     try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.refusal(uid: peer.uid)))
                     return
                 }
+                // Read at once, with the pidfd telling whether the pid still names the client.
+                let client = ClientIdentity.of(pid: peer.pid, pidfd: pidfd)
                 // Counted here; released when the connection's task ends, or when it closes without one.
-                guard slots.take() else {
+                switch slots.take(for: client.quotaKey) {
+                case .taken:
+                    break
+                case .allTaken:
                     logger.warning("refused connection: too many connections", metadata: ["client.pid": "\(peer.pid)", "connections.max": "\(maxConnections)"])
                     try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.busy(limit: maxConnections)))
                     return
+                case .clientsShareTaken:
+                    logger.warning("refused connection: the client has too many connections",
+                                   metadata: ["client.pid": "\(peer.pid)", "client.app": "\(client)", "connections.max_per_client": "\(limits.maxConnectionsPerClient)"])
+                    try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.busyForClient(limit: limits.maxConnectionsPerClient)))
+                    return
                 }
                 let id = connectionIDs.next()
-                // Read at once, with the pidfd telling whether the pid still names the client.
-                let client = ClientIdentity.of(pid: peer.pid, pidfd: pidfd)
                 do {
                     try Self.startServing(channel, peer: peer, client: client, id: id, limits: limits, notices: notices, handler: handler, logger: logger) { served in
                         claims.yield(served)
                     } closedUnclaimed: { outbox in
                         outbox.finish()
-                        slots.release()
+                        slots.release(for: client.quotaKey)
                         logger.debug("connection closed", metadata: ["connection.id": "\(id)"])
                     }
                 } catch {
-                    slots.release()
+                    slots.release(for: client.quotaKey)
                     throw error
                 }
                 live.add(channel, id: id)
@@ -180,7 +188,7 @@ public final class UnixSocketServer: Service, Sendable {
     /// The task of a connection that needed one: wraps the channel for async use, hands held and
     /// later lines to the handler, writes the outbox in order, and ends with the connection.
     private func serve(_ served: ServedConnection) async {
-        defer { slots.release() }
+        defer { slots.release(for: served.context.client.quotaKey) }
         let limits = self.limits
         let logger = self.logger
         let rawChannel = served.channel
@@ -298,22 +306,44 @@ package final class ManagedAtomicCounter: Sendable {
     package func next() -> UInt64 { value.add(1, ordering: .relaxed).newValue }
 }
 
-/// The connection slots in use, bounded by `ConnectionLimits.maxConnections`.
+/// The connection slots in use, bounded by `ConnectionLimits.maxConnections` in all and by
+/// `maxConnectionsPerClient` for each client.
 final class ConnectionSlots: Sendable {
-    private let inUse = Atomic<Int>(0)
+    private let inUse = Mutex<(total: Int, byClient: [String: Int])>((0, [:]))
     private let limit: Int
+    private let perClient: Int
 
-    init(limit: Int) { self.limit = limit }
-
-    /// Takes a slot; false (and nothing taken) when all are in use.
-    func take() -> Bool {
-        guard inUse.add(1, ordering: .relaxed).newValue <= limit else {
-            inUse.subtract(1, ordering: .relaxed)
-            return false
-        }
-        return true
+    /// Whether a slot was taken.
+    enum Outcome: Equatable {
+        case taken
+        /// Every slot is in use.
+        case allTaken
+        /// The client holds its share already.
+        case clientsShareTaken
     }
 
-    /// Gives a slot back.
-    func release() { inUse.subtract(1, ordering: .relaxed) }
+    init(limit: Int, perClient: Int) {
+        self.limit = limit
+        self.perClient = perClient
+    }
+
+    /// Takes a slot for `client` (nothing is taken unless it says `taken`).
+    func take(for client: String) -> Outcome {
+        inUse.withLock { inUse in
+            guard inUse.total < limit else { return .allTaken }
+            guard inUse.byClient[client, default: 0] < perClient else { return .clientsShareTaken }
+            inUse.total += 1
+            inUse.byClient[client, default: 0] += 1
+            return .taken
+        }
+    }
+
+    /// Gives `client`'s slot back.
+    func release(for client: String) {
+        inUse.withLock { inUse in
+            inUse.total -= 1
+            inUse.byClient[client, default: 1] -= 1
+            if inUse.byClient[client] == 0 { inUse.byClient[client] = nil }
+        }
+    }
 }

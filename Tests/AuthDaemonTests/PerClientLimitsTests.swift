@@ -1,0 +1,89 @@
+import AuthIPC
+import AuthSocketServer
+import Foundation
+import Testing
+
+/// One program's share of connections and subscriptions is bounded, so that it cannot leave the
+/// others `busy`: a second program is served while the first is at its limit.
+@Suite struct PerClientLimitsTests {
+    /// A Python client (another executable than the test's) that sends `line` and prints the answer.
+    private func otherProgram(_ socket: String, _ line: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", """
+            import socket, sys
+            s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(20)
+            s.sendall(sys.argv[2].encode() + b"\\n")
+            data = b""
+            while not data.endswith(b"\\n"):
+                chunk = s.recv(65536)
+                if not chunk: break
+                data += chunk
+            print(data.decode().strip())
+            """, socket, line]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private static let status = #"{"jsonrpc":"2.0","id":1,"method":"session.status"}"#
+    private static let subscribe = #"{"jsonrpc":"2.0","id":2,"method":"events.subscribe"}"#
+
+    @Test func aProgramAtItsShareOfConnectionsIsToldBusyWhileAnotherIsServed() async throws {
+        try await DaemonHarness.run(limits: ConnectionLimits(maxConnections: 10, maxConnectionsPerClient: 2)) { daemon in
+            try await blocking {
+                // The harness's readiness probe may hold a slot a moment after it closed: retry.
+                func served() throws -> LineConnection? {
+                    for _ in 0..<100 {
+                        let candidate = try daemon.raw()
+                        candidate.setReadTimeout(20)
+                        try candidate.write(Data((Self.status + "\n").utf8))
+                        if object(try candidate.readLine())["id"] as? Int == 1 { return candidate }
+                        Thread.sleep(forTimeInterval: 0.02)
+                    }
+                    return nil
+                }
+                let held = [try served(), try served()]
+                #expect(held.allSatisfy { $0 != nil })
+                let third = try daemon.raw()
+                third.setReadTimeout(20)
+                let refusal = String(decoding: try third.readLine() ?? [], as: UTF8.self)
+                #expect(refusal.contains(#""reason":"busy""#) && refusal.contains("this program has 2 connections"), "\(refusal)")
+                // Another program still gets in.
+                let other = try otherProgram(daemon.socketPath, Self.status)
+                #expect(other.contains(#""result""#), "\(other)")
+                _ = held
+            }
+        }
+    }
+
+    @Test func aProgramAtItsShareOfSubscriptionsIsRefusedWhileAnotherSubscribes() async throws {
+        try await DaemonHarness.run(limits: ConnectionLimits(maxSubscriptionsPerClient: 1)) { daemon in
+            try await blocking {
+                let first = try daemon.raw()
+                first.setReadTimeout(20)
+                try first.write(Data((Self.subscribe + "\n").utf8))
+                #expect(object(try first.readLine())["result"] != nil)
+                let second = try daemon.raw()
+                second.setReadTimeout(20)
+                try second.write(Data((Self.subscribe + "\n").utf8))
+                let refused = object(try second.readLine())
+                #expect(((refused["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String == "busy", "\(refused)")
+                #expect(try otherProgram(daemon.socketPath, Self.subscribe).contains(#""result""#))
+                // The share comes back when the subscriber leaves.
+                first.close()
+                var resubscribed = false
+                for _ in 0..<100 where !resubscribed {
+                    let again = try daemon.raw()
+                    again.setReadTimeout(20)
+                    try again.write(Data((Self.subscribe + "\n").utf8))
+                    resubscribed = object(try again.readLine())["result"] != nil
+                    if !resubscribed { Thread.sleep(forTimeInterval: 0.02) }
+                }
+                #expect(resubscribed)
+            }
+        }
+    }
+}
