@@ -1,3 +1,4 @@
+import AuthCore
 import AuthProtocol
 import Foundation
 
@@ -19,14 +20,15 @@ public enum ServiceStatusText {
             let what = switch degraded.reason {
             case "offline": "offline"
             case "rate_limited": "rate limited by the server"
+            case "refresh_limited": "holding refreshes back (10 a minute at most)"
             default: "server error"
             }
-            let seconds = max(0, Int((TimeInterval(degraded.retryAt) - now.timeIntervalSince1970).rounded(.up)))
+            let seconds = max(0, Int(saturating: TimeInterval(degraded.retryAt) - now.timeIntervalSince1970, rounding: .up))
             return "\(what), retrying in \(duration(seconds))"
         }
         switch status.state {
         case "signed_in":
-            let left = Int((TimeInterval(status.expiresAt ?? 0) - now.timeIntervalSince1970).rounded(.down))
+            let left = Int(saturating: TimeInterval(status.expiresAt ?? 0) - now.timeIntervalSince1970, rounding: .down)
             let keyring = status.keyring == "unavailable" ? " (keyring unavailable: kept in memory)" : ""
             return left > 0 ? "signed in as \(who), token valid \(duration(left))\(keyring)" : "signed in as \(who), token expired\(keyring)"
         case "refreshing": return "signed in as \(who), refreshing the token"

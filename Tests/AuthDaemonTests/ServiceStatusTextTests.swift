@@ -28,7 +28,8 @@ import Testing
         #expect(ServiceStatusText.line(for: [ended], now: now) == "sign-in needed (session ended: refresh_token_already_used): authctl login")
     }
 
-    @Test(arguments: [("offline", "offline"), ("server_error", "server error"), ("rate_limited", "rate limited by the server")])
+    @Test(arguments: [("offline", "offline"), ("server_error", "server error"), ("rate_limited", "rate limited by the server"),
+                      ("refresh_limited", "holding refreshes back (10 a minute at most)")])
     func aDegradedSessionSaysWhyAndWhenItRetries(_ reason: String, _ words: String) {
         var degraded = status("signed_in", expiresIn: 600)
         degraded.degraded = SessionStatus.Degraded(reason: reason, detail: "x", retryAt: 1_800_000_030)
