@@ -64,7 +64,7 @@ private func decide(_ app: String, _ decision: String, global: GlobalOptions) th
     try runReporting {
         let connection = try global.connect()
         let known = try connection.call(Methods.ListApps.self, ProfileParameters(profile: global.profile)).apps.map(\.app)
-        let name = AppsText.resolve(app, known: known)
+        let name = try AppsText.resolve(app, known: known)
         let record = try connection.call(Methods.DecideApp.self, .init(profile: global.profile, app: name, decision: decision))
         FileHandle.standardError.write(Data("\(record.app) is now \(record.access) for profile \(record.profile).\n".utf8))
     }
@@ -73,19 +73,29 @@ private func decide(_ app: String, _ decision: String, global: GlobalOptions) th
 /// How apps are named on the command line and shown.
 enum AppsText {
     /// The name authd knows for what the user typed: an app it already lists, an existing file
-    /// (symlinks resolved, as the kernel reports executables), a command on $PATH, or the text as is.
-    static func resolve(_ typed: String, known: [String], path: String? = ProcessInfo.processInfo.environment["PATH"]) -> String {
+    /// (symlinks resolved, as the kernel reports executables), or a bare command name that means
+    /// exactly one program: the apps listed under that name and the command on $PATH must all be
+    /// the same file, or the user is asked for the full path (a decision about one program must
+    /// never land on another that happens to share its name). Else the text as is (an app id).
+    static func resolve(_ typed: String, known: [String], path: String? = ProcessInfo.processInfo.environment["PATH"]) throws -> String {
         if known.contains(typed) { return typed }
         if typed.contains("/") {
             let absolute = URL(fileURLWithPath: typed).standardizedFileURL.resolvingSymlinksInPath().path
             return FileManager.default.fileExists(atPath: absolute) ? absolute : typed
         }
-        if let match = known.filter({ ($0 as NSString).lastPathComponent == typed }).onlyElement { return match }
+        var candidates = known.filter { $0.hasPrefix("/") && ($0 as NSString).lastPathComponent == typed }
         for directory in (path ?? "").split(separator: ":") {
             let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(typed)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.resolvingSymlinksInPath().path }
+            if FileManager.default.isExecutableFile(atPath: candidate.path) {
+                candidates.append(candidate.resolvingSymlinksInPath().path)
+                break
+            }
         }
-        return typed
+        let distinct = Array(Set(candidates)).sorted()
+        if distinct.count > 1 {
+            throw ValidationError("'\(typed)' could mean \(distinct.joined(separator: " or ")): give the full path of the one you mean")
+        }
+        return distinct.first ?? typed
     }
 
     /// The human table: profile, access, tokens handed out, last use and the app.
@@ -109,9 +119,4 @@ enum AppsText {
         if seconds < 7200 { return "\(seconds / 60) min ago" }
         return "\(seconds / 3600) h ago"
     }
-}
-
-private extension Array {
-    /// The element when there is exactly one.
-    var onlyElement: Element? { count == 1 ? first : nil }
 }

@@ -102,6 +102,38 @@ struct AppGateTests {
         }
     }
 
+    /// `authctl apps allow NAME` never lands on another program that shares the name: with a
+    /// `python3` listed from another folder than the one on $PATH, the bare name is refused and
+    /// the full paths named.
+    @Test func aBareNameThatCouldMeanTwoProgramsIsRefused() async throws {
+        try await Stack.running("ambiguous", lifetime: 3600) { stack in
+            try stack.startSignedIn(email: "ambiguous@example.com", password: "ambiguous-password",
+                                    daemonArguments: ["--access", "ask", "--approval-timeout", "60"])
+            let folder = stack.directory.appendingPathComponent("bin")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let lookalike = folder.appendingPathComponent("python3").path
+            try FileManager.default.copyItem(atPath: URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path, toPath: lookalike)
+            let waiting = try Spawned(lookalike, ["-c", Self.client, stack.socketPath, Self.lines([(Methods.Token.name, "{}")]), "20"],
+                                      environment: stack.environment, in: stack.directory, name: "lookalike")
+            defer { waiting.stop() }
+            var listed = false
+            for _ in 0..<200 where !listed {
+                listed = try stack.authctl(["apps"]).stdout.contains(lookalike)
+                if !listed { usleep(50_000) }
+            }
+            #expect(listed)
+            var plainPath = stack.environment
+            plainPath["PATH"] = "/usr/bin:/bin"
+            let allow = try stack.authctl(["apps", "allow", "python3"], environment: plainPath)
+            #expect(allow.status == 64, "\(allow.stderr)")
+            #expect(allow.stderr.contains("could mean") && allow.stderr.contains(lookalike), "\(allow.stderr)")
+            #expect(try stack.authctl(["apps", "--json"]).stdout.contains("allowed") == false)
+            // The full path decides, and only for that program.
+            #expect(try stack.authctl(["apps", "allow", lookalike]).status == 0)
+            #expect(waiting.waitForOutput(timeout: 15) { $0.contains("access_token") }, "\(waiting.stdout)")
+        }
+    }
+
     /// Requests the development server answered, by method and path.
     private func requests(_ stack: Stack) throws -> [String: Int] {
         try stack.devStats()["requests"] as? [String: Int] ?? [:]
