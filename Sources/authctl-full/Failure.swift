@@ -29,6 +29,8 @@ struct Failure: Error {
         case .daemonUnavailable(let detail): self.init(detail, .daemonNotRunning)
         case .timedOut: self.init(error.localizedDescription, .failure)
         case .protocolViolation: self.init(error.localizedDescription, .failure)
+        // Not 3: no authd is to be started or waited for; somebody has to look at the socket.
+        case .foreignDaemon: self.init(error.localizedDescription, .failure)
         case .rpc(let rpc):
             switch rpc.reason {
             case .notSignedIn?: self.init(rpc.message, .notSignedIn)
