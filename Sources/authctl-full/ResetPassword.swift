@@ -32,7 +32,7 @@ struct ResetPassword: ParsableCommand {
             note("If \(sent.sentTo) has an account, a recovery code was sent to it.")
             if sendOnly { return }
             let code = try readStandardInput ? SecretReader.fromStandardInput(what: "code")
-                : SecretReader.fromTerminal(prompt: "Code: ", echo: true, otherwise: "pass it on standard input with --stdin")
+                : SecretReader.fromTerminal(prompt: "Code: ", echo: false, otherwise: "pass it on standard input with --stdin")
             let status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, code: code, type: "recovery"),
                                              timeout: 60)
             note("Code accepted; signed in as \(status.user?.displayName ?? "?").")

@@ -68,7 +68,7 @@ struct UserCommand: ParsableCommand {
                                                                                         data: try UserData.parse(data)), timeout: 60)
                 if json { try printJSON(result.user) }
                 if let pending = result.user["new_email"]?.stringValue {
-                    note("A confirmation code was sent to \(pending). Finish with: authctl verify --type email_change --email \(pending) CODE")
+                    note("A confirmation code was sent to \(pending). Finish with: authctl verify --type email_change --email \(pending) (it asks for the code)")
                 } else {
                     note("Updated \(result.user["email"]?.stringValue ?? "the user").")
                 }

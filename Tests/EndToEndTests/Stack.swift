@@ -113,11 +113,13 @@ final class Stack: @unchecked Sendable {
         return result
     }
 
+    /// Signs a user up with curl; the body (with the password) goes through its standard input,
+    /// never its command line.
     func signUp(email: String, password: String) throws {
         let body = #"{"email":"\#(email)","password":"\#(password)"}"#
         let result = try runCommand("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "\(serverURL)/auth/v1/signup",
-                                                      "-H", "Content-Type: application/json", "-H", "apikey: e2e-anon-key", "-d", body],
-                                    environment: environment)
+                                                      "-H", "Content-Type: application/json", "-H", "apikey: e2e-anon-key", "--data-binary", "@-"],
+                                    environment: environment, input: body)
         guard result.stdout == "200" else { throw StackError("sign-up failed: \(result.stdout) \(result.stderr)") }
     }
 
