@@ -114,11 +114,12 @@ struct Login: ParsableCommand {
                 let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, phone: phone,
                                                                             purpose: "sign_in", createUser: createUser), timeout: 60)
                 let flag = email != nil ? "--email" : "--phone"
+                let channel = sent.channel.escapedForTerminal, sentTo = sent.sentTo.escapedForTerminal
                 if sendOnly {
-                    note("A code was sent by \(sent.channel) to \(sent.sentTo). Finish with: authctl verify \(flag) \(sent.sentTo) (it asks for the code)")
+                    note("A code was sent by \(channel) to \(sentTo). Finish with: authctl verify \(flag) \(sentTo) (it asks for the code)")
                     return
                 }
-                note("A code was sent by \(sent.channel) to \(sent.sentTo).")
+                note("A code was sent by \(channel) to \(sentTo).")
                 let code = try codeStdin ? SecretReader.fromStandardInput(what: "code")
                     : SecretReader.fromTerminal(prompt: "Code: ", echo: false, otherwise: "pass it on standard input with --code-stdin")
                 status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, phone: phone, code: code),
@@ -149,10 +150,12 @@ struct Login: ParsableCommand {
 /// Prints "Signed in as …" on stderr, or the status as JSON on stdout.
 func reportSignedIn(_ status: SessionStatus, json: Bool, verb: String = "Signed in") throws {
     if json { try printJSON(status) }
-    note("\(verb) as \(status.user?.displayName ?? "?") (profile \(status.profile)).")
+    note("\(verb) as \((status.user?.displayName ?? "?").escapedForTerminal) (profile \(status.profile.escapedForTerminal)).")
 }
 
-/// One line for people, on stderr.
+/// A message for people, on stderr. Its control characters are escaped, all but the line breaks,
+/// which are the caller's; callers escape what they quote from outside with `escapedForTerminal`,
+/// line breaks included.
 func note(_ text: String) {
-    FileHandle.standardError.write(Data("\(text)\n".utf8))
+    FileHandle.standardError.write(Data("\(TerminalText.escapedKeepingLineBreaks(text))\n".utf8))
 }

@@ -42,9 +42,10 @@ struct Signup: ParsableCommand {
             if json { try printJSON(result) }
             if result.confirmationSent {
                 let flag = email != nil ? "--email" : "--phone"
-                note("Check your \(email != nil ? "inbox" : "messages"): a confirmation code was sent to \(result.sentTo ?? "you"). Finish with: authctl verify \(flag) \(result.sentTo ?? "ADDRESS") (it asks for the code)")
+                let sentTo = result.sentTo?.escapedForTerminal
+                note("Check your \(email != nil ? "inbox" : "messages"): a confirmation code was sent to \(sentTo ?? "you"). Finish with: authctl verify \(flag) \(sentTo ?? "ADDRESS") (it asks for the code)")
             } else {
-                note("Account created; signed in as \(result.status.user?.displayName ?? "?") (profile \(result.status.profile)).")
+                note("Account created; signed in as \((result.status.user?.displayName ?? "?").escapedForTerminal) (profile \(result.status.profile.escapedForTerminal)).")
             }
         }
     }
