@@ -146,12 +146,15 @@ final class Stack: @unchecked Sendable {
     /// Runs a bash `script` on a D-Bus session and gnome-keyring of its own (scripts/with-private-keyring),
     /// for tests that lock, kill or restart the keyring without touching the suite's. `arguments`
     /// become `$1…`; with `activation` off, a killed keyring stays dead until the script starts it.
+    /// The script is run from a file in the stack's directory, not with `bash -c`: it may hold a
+    /// password, and the secret scan fails on one on any command line.
     func runOnOwnKeyring(_ script: String, arguments: [String], activation: Bool = true, timeout: TimeInterval = 90) throws -> Completed {
         var environment = self.environment
         environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
         if !activation { environment["AUTHD_PRIVATE_BUS_NO_ACTIVATION"] = "1" }
+        let scriptFile = try file("own-keyring-\(UUID().uuidString.prefix(6)).sh", contents: script)
         let result = try runCommand(Binaries.repositoryRoot.appendingPathComponent("scripts/with-private-keyring").path,
-                                    ["bash", "-c", script, "own-keyring"] + arguments, environment: environment, timeout: timeout)
+                                    ["bash", scriptFile] + arguments, environment: environment, timeout: timeout)
         transcript += [result.stdout, result.stderr]
         return result
     }
