@@ -20,7 +20,8 @@ public final class LineConnection: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Connects to the socket at `path`.
+    /// Connects to the socket at `path`, and checks that a process of this user serves it
+    /// before anything is written (`IPCError.foreignServer` otherwise).
     public static func connect(path: String, maxLineLength: Int = 1 << 20) throws(IPCError) -> LineConnection {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .io("socket: \(String(cString: strerror(errno)))") }
@@ -48,7 +49,28 @@ public final class LineConnection: @unchecked Sendable {
             }
             throw .io("connect to \(path): \(String(cString: strerror(code)))")
         }
+        do throws(IPCError) { try checkServedByUs(fd, path: path) } catch {
+            Glibc.close(fd)
+            throw error
+        }
         return LineConnection(fd: fd, maxLineLength: maxLineLength)
+    }
+
+    /// Throws unless the process that listens on the connected socket `fd` runs as our uid.
+    ///
+    /// Whoever can put a socket at the path (a wrong `--socket` or `AUTHD_SOCKET`, a runtime
+    /// directory another user created first) would otherwise be sent passwords and codes and
+    /// be believed about tokens. authd refuses clients of other users the same way; here the
+    /// client refuses the server. Root is no exception: a daemon of another uid is not root's.
+    private static func checkServedByUs(_ fd: Int32, path: String) throws(IPCError) {
+        var credentials = ServerCredentials()
+        var length = socklen_t(MemoryLayout<ServerCredentials>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
+              Int(length) == MemoryLayout<ServerCredentials>.size else {
+            throw .io("cannot tell who serves \(path) (SO_PEERCRED: \(String(cString: strerror(errno)))), so nothing was sent to it")
+        }
+        let ours = getuid()
+        guard credentials.uid == ours else { throw .foreignServer(path: path, uid: credentials.uid, expectedUID: ours) }
     }
 
     /// Sets how long `readLine` may block, in seconds; nil waits forever.
@@ -118,4 +140,12 @@ public final class LineConnection: @unchecked Sendable {
         closed = true
         Glibc.close(fd)
     }
+}
+
+/// What `SO_PEERCRED` reports: laid out like `struct ucred` (pid, uid, gid), which Glibc only
+/// declares under `_GNU_SOURCE`.
+private struct ServerCredentials {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
 }

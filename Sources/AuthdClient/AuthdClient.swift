@@ -41,7 +41,8 @@ public final class AuthdClient: Sendable {
     ///   - onWarning: receives one line when authd speaks another major protocol version; the
     ///     default writes it to standard error.
     /// - Throws: `.daemonUnavailable` when authd is not running, `.unknownProfile` when it has
-    ///   no such profile, `.accessDenied` when it refuses this process.
+    ///   no such profile, `.accessDenied` when it refuses this process, `.foreignDaemon` when a
+    ///   process of another user serves the socket (checked before anything is sent).
     public static func connect(profile: String? = nil, socketPath: String? = nil, clientName: String? = nil,
                                onWarning: @escaping @Sendable (String) -> Void = AuthdClient.printWarning) async throws(AuthdError) -> AuthdClient {
         let path: String

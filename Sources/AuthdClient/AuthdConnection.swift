@@ -21,12 +21,18 @@ public final class AuthdConnection: @unchecked Sendable {
     }
 
     /// Connects to the daemon at `socketPath` (default: `$AUTHD_SOCKET` or `$XDG_RUNTIME_DIR/authd/authd.sock`).
+    ///
+    /// - Throws: `.foreignDaemon` when a process of another user serves the socket (nothing is
+    ///   sent to it), `.daemonUnavailable` when nothing does.
     public static func connect(socketPath: String? = nil) throws(AuthdClientError) -> AuthdConnection {
         let path: String
         do { path = try socketPath ?? SocketPath.resolve() } catch { throw .daemonUnavailable(error.localizedDescription) }
         do {
             return AuthdConnection(connection: try LineConnection.connect(path: path), socketPath: path)
         } catch {
+            if case .foreignServer(let path, let uid, let expectedUID) = error {
+                throw .foreignDaemon(path: path, uid: uid, expectedUID: expectedUID)
+            }
             throw .daemonUnavailable(error.localizedDescription)
         }
     }
@@ -143,6 +149,9 @@ public enum AuthdClientError: Error, Sendable, Equatable {
     case rpc(RPCErrorObject)
     /// The daemon said something this client does not understand.
     case protocolViolation(String)
+    /// The socket is served by a process of user `uid`, not of this process's user
+    /// (`expectedUID`): it is not our authd, and nothing was sent to it.
+    case foreignDaemon(path: String, uid: UInt32, expectedUID: UInt32)
 }
 
 extension AuthdClientError: LocalizedError {
@@ -153,6 +162,8 @@ extension AuthdClientError: LocalizedError {
         case .timedOut: return "authd did not answer in time; check 'journalctl --user -u authd'"
         case .rpc(let error): return error.message
         case .protocolViolation(let detail): return "protocol error: \(detail)"
+        case .foreignDaemon(let path, let uid, let expectedUID):
+            return IPCError.foreignServer(path: path, uid: uid, expectedUID: expectedUID).description
         }
     }
 }

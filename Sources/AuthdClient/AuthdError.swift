@@ -22,6 +22,9 @@ public enum AuthdError: Error, Sendable, Equatable {
     case rejected(reason: String?, message: String)
     /// authd sent something this library cannot read.
     case protocolError(String)
+    /// The socket is served by a process of user `uid`, not of this app's user (`expectedUID`):
+    /// it is not this user's authd, and nothing was sent to it. Waiting does not mend it.
+    case foreignDaemon(path: String, uid: UInt32, expectedUID: UInt32)
 
     /// Translates the connection-level error into what an app can act on.
     init(_ error: AuthdClientError) {
@@ -29,6 +32,7 @@ public enum AuthdError: Error, Sendable, Equatable {
         case .daemonUnavailable(let detail): self = .daemonUnavailable(detail)
         case .timedOut: self = .timedOut
         case .protocolViolation(let detail): self = .protocolError(detail)
+        case .foreignDaemon(let path, let uid, let expectedUID): self = .foreignDaemon(path: path, uid: uid, expectedUID: expectedUID)
         case .rpc(let error):
             switch error.reason {
             case .notSignedIn: self = .notSignedIn(error.message)
@@ -46,7 +50,7 @@ public enum AuthdError: Error, Sendable, Equatable {
     public var isTransient: Bool {
         switch self {
         case .offline, .daemonUnavailable, .timedOut, .keyringUnavailable: return true
-        case .notSignedIn, .accessDenied, .unknownProfile, .rejected, .protocolError: return false
+        case .notSignedIn, .accessDenied, .unknownProfile, .rejected, .protocolError, .foreignDaemon: return false
         }
     }
 }
@@ -60,6 +64,8 @@ extension AuthdError: LocalizedError {
             return message
         case .timedOut: return AuthdClientError.timedOut.errorDescription
         case .rejected(_, let message): return message
+        case .foreignDaemon(let path, let uid, let expectedUID):
+            return AuthdClientError.foreignDaemon(path: path, uid: uid, expectedUID: expectedUID).errorDescription
         }
     }
 }

@@ -64,7 +64,7 @@ final class DaemonLink: @unchecked Sendable {
                     close()
                     throw AuthdError(error)
                 }
-            case .daemonUnavailable, .timedOut, .protocolViolation:
+            case .daemonUnavailable, .timedOut, .protocolViolation, .foreignDaemon:
                 // The connection is in an unknown state; the next call starts afresh.
                 close()
                 throw AuthdError(error)

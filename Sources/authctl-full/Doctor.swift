@@ -35,7 +35,7 @@ struct Doctor: ParsableCommand {
         func record(_ name: String, _ ok: Bool, _ detail: String) {
             let check = Check(check: name, ok: ok, detail: detail)
             checks.append(check)
-            if json { try? printJSON(check) } else { print("\(ok ? "ok     " : "PROBLEM") \(name): \(detail)") }
+            if json { try? printJSON(check) } else { printLines(["\(ok ? "ok     " : "PROBLEM") \(name): \(detail)"]) }
         }
 
         let path = config ?? DaemonConfiguration.defaultPath()

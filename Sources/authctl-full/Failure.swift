@@ -29,6 +29,8 @@ struct Failure: Error {
         case .daemonUnavailable(let detail): self.init(detail, .daemonNotRunning)
         case .timedOut: self.init(error.localizedDescription, .failure)
         case .protocolViolation: self.init(error.localizedDescription, .failure)
+        // Not 3: no authd is to be started or waited for; somebody has to look at the socket.
+        case .foreignDaemon: self.init(error.localizedDescription, .failure)
         case .rpc(let rpc):
             switch rpc.reason {
             case .notSignedIn?: self.init(rpc.message, .notSignedIn)
@@ -43,23 +45,31 @@ struct Failure: Error {
     }
 }
 
-/// Runs a subcommand body, turning failures into a message and an exit code.
+/// Runs a subcommand body, turning failures into a message and an exit code. The message is
+/// one line with its control characters escaped: it often carries the daemon's or the server's
+/// words.
 func runReporting(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let failure as Failure {
-        FileHandle.standardError.write(Data("authctl: \(failure.message)\n".utf8))
+        FileHandle.standardError.write(Data("authctl: \(failure.message.escapedForTerminal)\n".utf8))
         throw ExitCode(failure.status.rawValue)
     } catch let error as AuthdClientError {
         let failure = Failure(error)
-        FileHandle.standardError.write(Data("authctl: \(failure.message)\n".utf8))
+        FileHandle.standardError.write(Data("authctl: \(failure.message.escapedForTerminal)\n".utf8))
         throw ExitCode(failure.status.rawValue)
     }
 }
 
-/// Writes a JSON value as one line on stdout.
+/// Writes a JSON value as one line on stdout, with nothing in it a terminal acts on.
 func printJSON<T: Encodable>(_ value: T) throws {
-    var data = try RPCCodec.makeEncoder().encode(value)
-    data.append(0x0A)
-    FileHandle.standardOutput.write(data)
+    var bytes = TerminalText.escapedJSON(Array(try RPCCodec.makeEncoder().encode(value)))
+    bytes.append(0x0A)
+    FileHandle.standardOutput.write(Data(bytes))
+}
+
+/// Writes lines built by authctl for people on stdout; the control characters of what they
+/// quote from outside are escaped, line by line.
+func printLines(_ lines: [String]) {
+    print(lines.map(TerminalText.escaped).joined(separator: "\n"))
 }

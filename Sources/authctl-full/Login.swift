@@ -13,7 +13,7 @@ struct Login: ParsableCommand {
         authctl login --email E                      email + password (asked without echo, or --password-stdin)
         authctl login --otp --email E | --phone P    a one-time code sent by email or SMS, then entered here
         authctl login --provider google              browser sign-in with PKCE; --no-browser prints the URL instead
-        authctl login --provider apple --id-token-file F [--nonce N]    an ID token from Apple or Google
+        authctl login --provider apple --id-token-file F [--nonce N] [--access-token-file F]    an ID token from Apple or Google
         A browser sign-in waits on a loopback address (http://127.0.0.1:PORT/callback) unless --redirect-url names \
         an app's custom scheme, whose callback reaches authd through 'authctl open-url'. Exit 5 when the \
         credentials are refused, 8 when the browser sign-in fails or times out.
@@ -48,8 +48,14 @@ struct Login: ParsableCommand {
     @Option(name: .customLong("id-token-file"), help: "With --provider: a file holding an ID token from that provider ('-' for standard input).")
     var idTokenFile: String?
 
-    @Option(name: .customLong("access-token"), help: "With --id-token-file: the provider's access token, when the ID token has an at_hash claim.")
-    var accessToken: String?
+    @Option(name: .customLong("access-token-file"),
+            help: "With --id-token-file: a file holding the provider's access token, when the ID token has an at_hash claim ('-' for standard input).")
+    var accessTokenFile: String?
+
+    /// Gone: a token on the command line can be read by every user of the computer. Kept, hidden,
+    /// only to say so and what to use instead.
+    @Option(name: .customLong("access-token"), help: ArgumentHelp(visibility: .private))
+    var accessTokenArgument: String?
 
     @Option(help: "With --id-token-file: the raw nonce whose SHA-256 is in the ID token (see 'authctl nonce').")
     var nonce: String?
@@ -70,8 +76,18 @@ struct Login: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if provider == nil, idTokenFile != nil || noBrowser || redirectURL != nil || accessToken != nil || nonce != nil || scopes != nil {
-            throw ValidationError("--id-token-file, --nonce, --access-token, --no-browser, --redirect-url and --scopes need --provider")
+        if accessTokenArgument != nil {
+            throw ValidationError("""
+                --access-token is no longer taken: a token on the command line can be read by every user of this computer \
+                (/proc/PID/cmdline). Put it in a file only you can read and pass --access-token-file FILE ('-' for standard input)
+                """)
+        }
+        if provider == nil, idTokenFile != nil || noBrowser || redirectURL != nil || accessTokenFile != nil || nonce != nil || scopes != nil {
+            throw ValidationError("--id-token-file, --nonce, --access-token-file, --no-browser, --redirect-url and --scopes need --provider")
+        }
+        if accessTokenFile != nil, idTokenFile == nil { throw ValidationError("--access-token-file goes with --id-token-file") }
+        if idTokenFile == "-", accessTokenFile == "-" {
+            throw ValidationError("only one of --id-token-file and --access-token-file can be '-' (standard input)")
         }
         if provider != nil, email != nil || phone != nil || otp { throw ValidationError("--provider cannot be combined with --email, --phone or --otp") }
         if idTokenFile != nil, noBrowser || redirectURL != nil { throw ValidationError("--id-token-file signs in without a browser") }
@@ -88,8 +104,9 @@ struct Login: ParsableCommand {
             let status: SessionStatus
             if let provider, let idTokenFile {
                 status = try connection.call(Methods.SignInWithIdToken.self,
-                                             .init(profile: global.profile, provider: provider, idToken: try Self.readIDToken(idTokenFile),
-                                                   accessToken: accessToken, nonce: nonce), timeout: 60)
+                                             .init(profile: global.profile, provider: provider, idToken: try Self.readToken(idTokenFile, what: "an ID token"),
+                                                   accessToken: try accessTokenFile.map { try Self.readToken($0, what: "an access token") },
+                                                   nonce: nonce), timeout: 60)
             } else if let provider {
                 status = try BrowserSignIn(connection: connection, profile: global.profile, provider: provider, scopes: scopes,
                                            redirectURL: redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(timeout)).run()
@@ -97,13 +114,14 @@ struct Login: ParsableCommand {
                 let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, phone: phone,
                                                                             purpose: "sign_in", createUser: createUser), timeout: 60)
                 let flag = email != nil ? "--email" : "--phone"
+                let channel = sent.channel.escapedForTerminal, sentTo = sent.sentTo.escapedForTerminal
                 if sendOnly {
-                    note("A code was sent by \(sent.channel) to \(sent.sentTo). Finish with: authctl verify \(flag) \(sent.sentTo) CODE")
+                    note("A code was sent by \(channel) to \(sentTo). Finish with: authctl verify \(flag) \(sentTo) (it asks for the code)")
                     return
                 }
-                note("A code was sent by \(sent.channel) to \(sent.sentTo).")
+                note("A code was sent by \(channel) to \(sentTo).")
                 let code = try codeStdin ? SecretReader.fromStandardInput(what: "code")
-                    : SecretReader.fromTerminal(prompt: "Code: ", echo: true, otherwise: "pass it on standard input with --code-stdin")
+                    : SecretReader.fromTerminal(prompt: "Code: ", echo: false, otherwise: "pass it on standard input with --code-stdin")
                 status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, phone: phone, code: code),
                                              timeout: 60)
             } else {
@@ -118,11 +136,12 @@ struct Login: ParsableCommand {
         }
     }
 
-    private static func readIDToken(_ path: String) throws -> String {
+    /// The token in the file at `path`, or on standard input for `-`, without surrounding white space.
+    private static func readToken(_ path: String, what: String) throws -> String {
         let data: Data?
         if path == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else { data = FileManager.default.contents(atPath: path) }
         guard let data, let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
-            throw Failure("cannot read an ID token from \(path)", .failure)
+            throw Failure("cannot read \(what) from \(path == "-" ? "standard input" : path)", .failure)
         }
         return text
     }
@@ -131,10 +150,12 @@ struct Login: ParsableCommand {
 /// Prints "Signed in as …" on stderr, or the status as JSON on stdout.
 func reportSignedIn(_ status: SessionStatus, json: Bool, verb: String = "Signed in") throws {
     if json { try printJSON(status) }
-    note("\(verb) as \(status.user?.displayName ?? "?") (profile \(status.profile)).")
+    note("\(verb) as \((status.user?.displayName ?? "?").escapedForTerminal) (profile \(status.profile.escapedForTerminal)).")
 }
 
-/// One line for people, on stderr.
+/// A message for people, on stderr. Its control characters are escaped, all but the line breaks,
+/// which are the caller's; callers escape what they quote from outside with `escapedForTerminal`,
+/// line breaks included.
 func note(_ text: String) {
-    FileHandle.standardError.write(Data("\(text)\n".utf8))
+    FileHandle.standardError.write(Data("\(TerminalText.escapedKeepingLineBreaks(text))\n".utf8))
 }

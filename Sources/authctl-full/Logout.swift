@@ -27,9 +27,9 @@ struct Logout: ParsableCommand {
             let result = try connection.call(Methods.SignOut.self, .init(profile: global.profile, scope: scope), timeout: 60)
             var message = scope == "others" ? "Signed out of every other session." : "Signed out."
             if !result.serverConfirmed {
-                message += " The server could not be told (\(result.serverDetail ?? "unknown error")); the local session is gone."
+                message += " The server could not be told (\((result.serverDetail ?? "unknown error").escapedForTerminal)); the local session is gone."
             }
-            FileHandle.standardError.write(Data("\(message)\n".utf8))
+            note(message)
         }
     }
 }

@@ -16,7 +16,7 @@ struct Nonce: ParsableCommand {
     func run() throws {
         try runReporting {
             let nonce = try global.connect().call(Methods.MakeNonce.self, ProfileParameters(profile: global.profile))
-            if json { try printJSON(nonce) } else { print("nonce:  \(nonce.nonce)\nsha256: \(nonce.nonceSHA256)") }
+            if json { try printJSON(nonce) } else { printLines(["nonce:  \(nonce.nonce)", "sha256: \(nonce.nonceSHA256)"]) }
         }
     }
 }

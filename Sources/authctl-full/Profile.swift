@@ -69,7 +69,7 @@ struct Profile: ParsableCommand {
                     if json {
                         try printJSON(ProfileLine(name: profile.name, url: profile.url.absoluteString, isDefault: isDefault))
                     } else {
-                        print("\(isDefault ? "*" : " ") \(profile.name)\t\(profile.url.absoluteString)")
+                        print("\(isDefault ? "*" : " ") \(profile.name.escapedForTerminal)\t\(profile.url.absoluteString.escapedForTerminal)")
                     }
                 }
             }

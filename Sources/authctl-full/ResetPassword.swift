@@ -29,13 +29,13 @@ struct ResetPassword: ParsableCommand {
         try runReporting {
             let connection = try global.connect()
             let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, purpose: "recovery"), timeout: 60)
-            note("If \(sent.sentTo) has an account, a recovery code was sent to it.")
+            note("If \(sent.sentTo.escapedForTerminal) has an account, a recovery code was sent to it.")
             if sendOnly { return }
             let code = try readStandardInput ? SecretReader.fromStandardInput(what: "code")
-                : SecretReader.fromTerminal(prompt: "Code: ", echo: true, otherwise: "pass it on standard input with --stdin")
+                : SecretReader.fromTerminal(prompt: "Code: ", echo: false, otherwise: "pass it on standard input with --stdin")
             let status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, code: code, type: "recovery"),
                                              timeout: 60)
-            note("Code accepted; signed in as \(status.user?.displayName ?? "?").")
+            note("Code accepted; signed in as \((status.user?.displayName ?? "?").escapedForTerminal).")
             let password = try readStandardInput ? SecretReader.fromStandardInput(what: "new password")
                 : SecretReader.fromTerminal(prompt: "New password: ", echo: false, otherwise: "pass it on standard input with --stdin")
             guard !password.isEmpty else {

@@ -42,19 +42,26 @@ struct Signup: ParsableCommand {
             if json { try printJSON(result) }
             if result.confirmationSent {
                 let flag = email != nil ? "--email" : "--phone"
-                note("Check your \(email != nil ? "inbox" : "messages"): a confirmation code was sent to \(result.sentTo ?? "you"). Finish with: authctl verify \(flag) \(result.sentTo ?? "ADDRESS") CODE")
+                let sentTo = result.sentTo?.escapedForTerminal
+                note("Check your \(email != nil ? "inbox" : "messages"): a confirmation code was sent to \(sentTo ?? "you"). Finish with: authctl verify \(flag) \(sentTo ?? "ADDRESS") (it asks for the code)")
             } else {
-                note("Account created; signed in as \(result.status.user?.displayName ?? "?") (profile \(result.status.profile)).")
+                note("Account created; signed in as \((result.status.user?.displayName ?? "?").escapedForTerminal) (profile \(result.status.profile.escapedForTerminal)).")
             }
         }
     }
 }
 
 /// `authctl verify`: finish a sign-up, a code sign-in or an email change with the code that was sent.
+/// The code is never an argument: a command line can be read by every user of the computer
+/// (`/proc/PID/cmdline`), and a code is as good as a password until it is used or expires.
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in with a code sent by email or SMS (sign-up confirmation, one-time code, email change).",
-        discussion: "Exit 5 when the code is wrong, expired or already used.")
+        discussion: """
+        The code is asked on the terminal without echo, or read from the first line of standard input when that \
+        is not a terminal (echo "$CODE" | authctl verify --email E). It is never taken on the command line, where \
+        other users can read it. Exit 5 when the code is wrong, expired or already used.
+        """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -67,7 +74,8 @@ struct Verify: ParsableCommand {
     @Option(help: "What the code is for: email (the default for --email), sms (the default for --phone), signup, magiclink, recovery, email_change.")
     var type: String?
 
-    @Argument(help: "The code (asked on the terminal when absent).")
+    /// Only `-` (standard input) is accepted, for scripts written when the code was an argument.
+    @Argument(help: ArgumentHelp(visibility: .private))
     var code: String?
 
     @Flag(help: "Print the resulting status as one JSON object.")
@@ -77,11 +85,22 @@ struct Verify: ParsableCommand {
         if (email == nil) == (phone == nil) { throw ValidationError("give either --email or --phone") }
         let types = ["email", "sms", "signup", "magiclink", "recovery", "email_change", "phone_change"]
         if let type, !types.contains(type) { throw ValidationError("--type must be one of \(types.joined(separator: ", "))") }
+        if let code, code != "-" {
+            // The code is not repeated here: this message may end up in a log.
+            throw ValidationError("""
+                a code on the command line can be read by every user of this computer (/proc/PID/cmdline): \
+                run 'authctl verify \(email != nil ? "--email" : "--phone") \(email ?? phone ?? "")' and type the code when asked, \
+                or give it on standard input
+                """)
+        }
     }
 
     func run() throws {
         try runReporting {
-            let code = try code ?? SecretReader.fromTerminal(prompt: "Code: ", echo: true, otherwise: "give the code as an argument")
+            let code = try code == nil && isatty(STDIN_FILENO) == 1
+                ? SecretReader.fromTerminal(prompt: "Code: ", echo: false, otherwise: "give the code on standard input")
+                : SecretReader.fromStandardInput(what: "code")
+            guard !code.isEmpty else { throw Failure("the code is empty: type the code that was sent, or give it on standard input", .failure) }
             let connection = try global.connect()
             let status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, phone: phone,
                                                                             code: code, type: type), timeout: 60)

@@ -20,11 +20,12 @@ struct Status: ParsableCommand {
             // Which apps used the profile; a daemon older than apps.list simply shows none.
             let apps = (try? connection.call(Methods.ListApps.self, ProfileParameters(profile: status.profile)))?.apps ?? []
             if json { try printJSON(StatusWithApps(status: status, apps: apps)) } else {
-                print(StatusText.render(status, now: Date()))
+                var lines = StatusText.lines(status, now: Date())
                 for app in apps where app.requests > 0 || app.access != "open" {
                     let used = app.lastUsed.map { "last token \(AppsText.ago(Date(timeIntervalSince1970: TimeInterval($0)), now: Date()))" } ?? "no token yet"
-                    print("App:      \(app.app): \(app.requests) token\(app.requests == 1 ? "" : "s"), \(used)\(app.access == "open" ? "" : " (\(app.access))")")
+                    lines.append("App:      \(app.app): \(app.requests) token\(app.requests == 1 ? "" : "s"), \(used)\(app.access == "open" ? "" : " (\(app.access))")")
                 }
+                printLines(lines)
             }
             if status.state == "keyring_unavailable" { throw ExitCode(ExitStatus.keyringUnavailable.rawValue) }
             if !status.isSignedIn { throw ExitCode(ExitStatus.notSignedIn.rawValue) }
@@ -51,9 +52,10 @@ struct StatusWithApps: Encodable {
     }
 }
 
-/// Human-readable status lines.
+/// Human-readable status lines (to print with `printLines`, which escapes what the daemon and the
+/// server put in them: the user's name, the server's address, problem details).
 enum StatusText {
-    static func render(_ status: SessionStatus, now: Date) -> String {
+    static func lines(_ status: SessionStatus, now: Date) -> [String] {
         var lines = ["Profile:  \(status.profile) (\(status.server))"]
         switch status.state {
         case "signed_in", "refreshing":
@@ -75,7 +77,7 @@ enum StatusText {
             lines.append("Problem:  \(degraded.reason.replacingOccurrences(of: "_", with: " ")): \(degraded.detail); retrying in \(retry) s")
         }
         lines.append("Keyring:  \(status.keyring)\(status.keyringDetail.map { " (\($0))" } ?? "")")
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     static func validity(until expiresAt: Int64, now: Date) -> String {

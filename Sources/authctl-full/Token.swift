@@ -35,7 +35,22 @@ struct Token: ParsableCommand {
                 let connection = try global.connect()
                 token = try connection.call(Methods.Token.self, .init(profile: global.profile, minValidity: minValid), timeout: 60)
             }
-            if json { try printJSON(token) } else { print(token.accessToken) }
+            if json { try printJSON(token) } else {
+                // Printed as it is, into headers and onto terminals: like the front, only what
+                // JWTs are made of. Anything else is not printed, and not quoted either.
+                guard Self.isJWTText(token.accessToken) else {
+                    throw Failure("authd handed out a token with characters no JWT has, so it was not printed; check 'journalctl --user -u authd'", .failure)
+                }
+                print(token.accessToken)
+            }
+        }
+    }
+
+    /// Letters, digits, `-`, `_` and `.`, and at least one of them.
+    private static func isJWTText(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
         }
     }
 

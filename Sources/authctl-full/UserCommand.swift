@@ -23,7 +23,7 @@ struct UserCommand: ParsableCommand {
         func run() throws {
             try runReporting {
                 let result = try global.connect().call(Methods.GetUser.self, ProfileParameters(profile: global.profile), timeout: 60)
-                if json { try printJSON(result.user) } else { print(UserText.render(result.user)) }
+                if json { try printJSON(result.user) } else { printLines(UserText.lines(result.user)) }
             }
         }
     }
@@ -67,19 +67,20 @@ struct UserCommand: ParsableCommand {
                 let result = try global.connect().call(Methods.UpdateUser.self, .init(profile: global.profile, email: email, password: newPassword,
                                                                                         data: try UserData.parse(data)), timeout: 60)
                 if json { try printJSON(result.user) }
-                if let pending = result.user["new_email"]?.stringValue {
-                    note("A confirmation code was sent to \(pending). Finish with: authctl verify --type email_change --email \(pending) CODE")
+                if let pending = result.user["new_email"]?.stringValue?.escapedForTerminal {
+                    note("A confirmation code was sent to \(pending). Finish with: authctl verify --type email_change --email \(pending) (it asks for the code)")
                 } else {
-                    note("Updated \(result.user["email"]?.stringValue ?? "the user").")
+                    note("Updated \((result.user["email"]?.stringValue ?? "the user").escapedForTerminal).")
                 }
             }
         }
     }
 }
 
-/// The user object as a few lines for people.
+/// The user object as a few lines for people (to print with `printLines`, which escapes what
+/// the server put in them).
 enum UserText {
-    static func render(_ user: JSONValue) -> String {
+    static func lines(_ user: JSONValue) -> [String] {
         func text(_ key: String) -> String? {
             guard let value = user[key]?.stringValue, !value.isEmpty else { return nil }
             return value
@@ -103,6 +104,6 @@ enum UserText {
                     .joined(separator: " "))
             }
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 }

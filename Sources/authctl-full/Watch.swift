@@ -19,7 +19,7 @@ struct Watch: ParsableCommand {
             try connection.subscribe(profile: global.profile)
             while let event = try connection.nextEvent() {
                 // Written straight to the fd: a pipe reader sees each event at once, not when a buffer fills.
-                if json { try printJSON(event) } else { FileHandle.standardOutput.write(Data((line(for: event) + "\n").utf8)) }
+                if json { try printJSON(event) } else { FileHandle.standardOutput.write(Data((line(for: event).escapedForTerminal + "\n").utf8)) }
             }
             throw Failure("authd closed the connection", .daemonNotRunning)
         }

@@ -8,12 +8,13 @@ import Testing
 /// development server counting what reaches it.
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct AppGateTests {
-    /// Sends every line at once on one connection and prints each answer as it comes, for
-    /// `seconds`.
+    /// Sends every line of a file at once on one connection and prints each answer as it comes,
+    /// for `seconds`. A file, not the lines themselves: they hold passwords, and the secret scan
+    /// fails on a password on any command line.
     static let client = """
         import json, socket, sys, time
         s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(0.2)
-        s.sendall(sys.argv[2].encode())
+        s.sendall(open(sys.argv[2], "rb").read())
         end = time.time() + float(sys.argv[3]); data = b""
         while time.time() < end:
             try: chunk = s.recv(65536)
@@ -61,9 +62,10 @@ struct AppGateTests {
             let before = try requests(stack)
 
             let calls = Self.guarded + Self.userToolOnly.map { ($0, #"{"app":"x","decision":"allow"}"#) }
-            let deniedApp = try Spawned(denied, ["-c", Self.client, stack.socketPath, Self.lines(calls), "6"],
+            let requestFile = try stack.file("requests", contents: Self.lines(calls))
+            let deniedApp = try Spawned(denied, ["-c", Self.client, stack.socketPath, requestFile, "6"],
                                         environment: stack.environment, in: stack.directory, name: "denied-app")
-            let waitingApp = try Spawned(waiting, ["-c", Self.client, stack.socketPath, Self.lines(calls), "6"],
+            let waitingApp = try Spawned(waiting, ["-c", Self.client, stack.socketPath, requestFile, "6"],
                                          environment: stack.environment, in: stack.directory, name: "waiting-app")
             #expect(deniedApp.waitForOutput(timeout: 20) { $0.split(separator: "\n").count >= calls.count }, "\(deniedApp.stdout)")
             let answers = deniedApp.stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
@@ -95,7 +97,8 @@ struct AppGateTests {
 
             // Once the user allows the waiting app, a call of it goes through.
             #expect(try stack.authctl(["apps", "allow", waiting]).status == 0)
-            let allowed = try Spawned(waiting, ["-c", Self.client, stack.socketPath, Self.lines([(Methods.Status.name, "{}")]), "10"],
+            let allowed = try Spawned(waiting, ["-c", Self.client, stack.socketPath,
+                                                try stack.file("status-request", contents: Self.lines([(Methods.Status.name, "{}")])), "10"],
                                       environment: stack.environment, in: stack.directory, name: "allowed-app")
             #expect(allowed.waitForOutput(timeout: 15) { $0.contains("\"result\"") }, "\(allowed.stdout)")
             allowed.stop()

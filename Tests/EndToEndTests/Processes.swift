@@ -32,6 +32,7 @@ final class Spawned: @unchecked Sendable {
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         process.standardInput = FileHandle.nullDevice
+        SecretScan.collectCommandLine(executable: executable, arguments: arguments)
         try process.run()
     }
 
@@ -112,6 +113,7 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
     process.standardError = try FileHandle(forWritingTo: errURL)
     let inPipe = Pipe()
     process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
+    SecretScan.collectCommandLine(executable: executable, arguments: arguments)
     try process.run()
     if let input {
         inPipe.fileHandleForWriting.write(Data(input.utf8))

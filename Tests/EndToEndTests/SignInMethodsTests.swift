@@ -18,21 +18,21 @@ struct SignInMethodsTests {
 
             let signup = try stack.authctl(["signup", "--email", email, "--password-stdin", "--data", "name=Ada"], input: password + "\n")
             #expect(signup.status == 0, "\(signup.stderr)")
-            #expect(signup.stderr.contains("Check your inbox") && signup.stderr.contains("authctl verify --email \(email) CODE"))
+            #expect(signup.stderr.contains("Check your inbox") && signup.stderr.contains("authctl verify --email \(email) (it asks for the code)"))
             #expect(try stack.authctl(["status"]).status == 4) // no session until the code is entered
             let early = try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n")
             #expect(early.status == 5)
             #expect(early.stderr.contains("not confirmed yet") && early.stderr.contains("authctl verify"))
 
-            let wrong = try stack.authctl(["verify", "--email", email, "000000"])
+            let wrong = try stack.authctl(["verify", "--email", email], input: "000000\n")
             #expect(wrong.status == 5)
             #expect(wrong.stderr.contains("the code is wrong, has expired or was already used"))
             let code = try stack.outboxCode(to: email, type: "signup")
-            let verified = try stack.authctl(["verify", "--email", email, code])
+            let verified = try stack.authctl(["verify", "--email", email], input: code + "\n")
             #expect(verified.status == 0, "\(verified.stderr)")
             #expect(verified.stderr.contains("Signed in as \(email)"))
             #expect(watcher.waitForOutput { $0.contains(#""event":"SIGNED_IN""#) })
-            let reused = try stack.authctl(["verify", "--email", email, code])
+            let reused = try stack.authctl(["verify", "--email", email], input: code + "\n")
             #expect(reused.status == 5)
             #expect(try stack.statusJSON()["state"] as? String == "signed_in") // a refused code leaves the session alone
 
@@ -64,9 +64,9 @@ struct SignInMethodsTests {
             #expect(unknown.stderr.contains("does not allow it"))
             let sent = try stack.authctl(["login", "--otp", "--email", email, "--create-user", "--send-only"])
             #expect(sent.status == 0, "\(sent.stderr)")
-            #expect(sent.stderr.contains("A code was sent by email to \(email)") && sent.stderr.contains("authctl verify --email \(email) CODE"))
+            #expect(sent.stderr.contains("A code was sent by email to \(email)") && sent.stderr.contains("authctl verify --email \(email) (it asks for the code)"))
             let code = try stack.outboxCode(to: email, type: "signup")
-            let signedIn = try stack.authctl(["verify", "--email", email, code])
+            let signedIn = try stack.authctl(["verify", "--email", email], input: code + "\n")
             #expect(signedIn.status == 0, "\(signedIn.stderr)")
             #expect(watcher.waitForOutput { $0.contains(#""event":"SIGNED_IN""#) })
             #expect(claims(of: try stack.authctl(["token"]).stdout.trimmingCharacters(in: .newlines))["email"] as? String == email)
@@ -74,14 +74,14 @@ struct SignInMethodsTests {
             // A magic-link code for the account that now exists, entered through the prompt's stdin path.
             _ = try stack.authctl(["login", "--otp", "--email", email, "--send-only"])
             let magic = try stack.outboxCode(to: email, type: "magiclink")
-            #expect(try stack.authctl(["verify", "--email", email, "--type", "magiclink", magic]).status == 0)
+            #expect(try stack.authctl(["verify", "--email", email, "--type", "magiclink"], input: magic + "\n").status == 0)
 
             let phone = "+1555\(Int.random(in: 1_000_000...9_999_999))"
             let sms = try stack.authctl(["login", "--otp", "--phone", phone, "--create-user", "--send-only"])
             #expect(sms.status == 0, "\(sms.stderr)")
             #expect(sms.stderr.contains("by sms"))
             let smsCode = try stack.outboxCode(to: String(phone.dropFirst()), type: "sms", channel: "sms")
-            let byPhone = try stack.authctl(["verify", "--phone", phone, smsCode, "--json"])
+            let byPhone = try stack.authctl(["verify", "--phone", phone, "--json"], input: smsCode + "\n")
             #expect(byPhone.status == 0, "\(byPhone.stderr)")
             let status = try JSONSerialization.jsonObject(with: Data(byPhone.stdout.utf8)) as? [String: Any]
             #expect((status?["user"] as? [String: Any])?["phone"] as? String == String(phone.dropFirst()))
@@ -100,7 +100,7 @@ struct SignInMethodsTests {
             #expect(try stack.authctl(["login", "--otp", "--email", email, "--create-user", "--send-only"]).status == 0)
             let code = try stack.outboxCode(to: email, type: "signup")
             Thread.sleep(forTimeInterval: 1.6)
-            let late = try stack.authctl(["verify", "--email", email, code])
+            let late = try stack.authctl(["verify", "--email", email], input: code + "\n")
             #expect(late.status == 5)
             #expect(late.stderr.contains("has expired"))
             #expect(try stack.statusJSON()["state"] as? String == "signed_out")
@@ -122,7 +122,7 @@ struct SignInMethodsTests {
             let nobody = try stack.authctl(["reset-password", "--email", "nobody@example.com", "--send-only"])
             #expect(nobody.status == 0) // the server does not tell who has an account
             let code = try stack.outboxCode(to: email, type: "recovery")
-            let recovered = try stack.authctl(["verify", "--type", "recovery", "--email", email, code])
+            let recovered = try stack.authctl(["verify", "--type", "recovery", "--email", email], input: code + "\n")
             #expect(recovered.status == 0, "\(recovered.stderr)")
             #expect(watcher.waitForOutput { $0.contains(#""event":"PASSWORD_RECOVERY""#) })
             #expect(!watcher.stdout.contains(#""event":"SIGNED_IN""#))
@@ -169,7 +169,7 @@ struct SignInMethodsTests {
             #expect(change.status == 0, "\(change.stderr)")
             #expect(change.stderr.contains("A confirmation code was sent to \(newEmail)"))
             let code = try stack.outboxCode(to: newEmail, type: "email_change")
-            #expect(try stack.authctl(["verify", "--type", "email_change", "--email", newEmail, code]).status == 0)
+            #expect(try stack.authctl(["verify", "--type", "email_change", "--email", newEmail], input: code + "\n").status == 0)
             #expect((try stack.statusJSON()["user"] as? [String: Any])?["email"] as? String == newEmail)
 
             let nothing = try stack.authctl(["user", "update"])

@@ -67,8 +67,10 @@ struct SocketAccessTests {
             try stack.signUp(email: "prompt@example.com", password: "prompt-secret-1")
             try stack.startDaemon()
             // A real pseudo-terminal: authctl opens /dev/tty, turns echo off and reads the password.
+            // The driver gets the password on its standard input, never on its command line.
             let driver = """
                 import os, pty, sys, time
+                password = sys.stdin.readline().strip().encode()
                 pid, fd = pty.fork()
                 if pid == 0:
                     os.execv(sys.argv[1], [sys.argv[1], "login", "--email", "prompt@example.com"])
@@ -76,7 +78,7 @@ struct SocketAccessTests {
                 deadline = time.time() + 20
                 while b"Password for" not in out and time.time() < deadline:
                     out += os.read(fd, 1024)
-                os.write(fd, b"prompt-secret-1\\n")
+                os.write(fd, password + b"\\n")
                 while time.time() < deadline:
                     try:
                         chunk = os.read(fd, 1024)
@@ -89,7 +91,8 @@ struct SocketAccessTests {
                 print("exit=%d" % os.waitstatus_to_exitcode(status))
                 print("transcript=" + repr(out))
                 """
-            let result = try runCommand("/usr/bin/python3", ["-c", driver, Binaries.path("authctl")], environment: stack.environment, timeout: 40)
+            let result = try runCommand("/usr/bin/python3", ["-c", driver, Binaries.path("authctl")], environment: stack.environment,
+                                        input: "prompt-secret-1\n", timeout: 40)
             #expect(result.stdout.contains("exit=0"), "\(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains("Password for prompt@example.com"))
             #expect(result.stdout.contains("Signed in as prompt@example.com"))

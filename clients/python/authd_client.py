@@ -17,6 +17,7 @@ import datetime
 import json
 import os
 import socket
+import struct
 import sys
 import threading
 import time
@@ -26,7 +27,7 @@ from typing import Any, Iterator, Optional
 __all__ = [
     "PROTOCOL_VERSION", "connect", "Client", "Token", "Event", "AuthdError", "NotSignedIn", "Offline",
     "AccessDenied", "DaemonUnavailable", "KeyringUnavailable", "UnknownProfile", "TimedOut", "Rejected",
-    "ProtocolError", "ProtocolVersionWarning", "socket_path",
+    "ProtocolError", "ForeignDaemon", "ProtocolVersionWarning", "socket_path",
 ]
 
 #: The protocol version this module speaks (``major.minor``).
@@ -82,6 +83,22 @@ class Rejected(AuthdError):
 
 class ProtocolError(AuthdError):
     """authd sent something this module cannot read."""
+
+
+class ForeignDaemon(AuthdError):
+    """The socket is served by a process of another user: not this user's authd, so nothing was sent to it.
+
+    ``uid`` is the user id of the process that serves ``path``, ``expected_uid`` this process's.
+    Waiting does not mend it: the socket path (``AUTHD_SOCKET``, ``XDG_RUNTIME_DIR``) is wrong, or
+    somebody else created it.
+    """
+
+    def __init__(self, path: str, uid: int, expected_uid: int):
+        super().__init__(f"{path} is served by a process of uid {uid}, not by you (uid {expected_uid}): it is not your "
+                         "authd, so nothing was sent to it. Check AUTHD_SOCKET and XDG_RUNTIME_DIR, and who created that socket")
+        self.path = path
+        self.uid = uid
+        self.expected_uid = expected_uid
 
 
 class ProtocolVersionWarning(UserWarning):
@@ -148,6 +165,22 @@ def _protocol_warning(daemon_version: str) -> Optional[str]:
     return None
 
 
+def _check_served_by_us(sock: socket.socket, path: str) -> None:
+    """Raises ForeignDaemon unless a process of this user listens on the connected ``sock``.
+
+    Checked before the first byte is written: whoever could put a socket at the path would
+    otherwise be asked for tokens and believed. Root is no exception.
+    """
+    try:
+        credentials = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("iII"))
+    except OSError as error:
+        raise DaemonUnavailable(f"cannot tell who serves {path} (SO_PEERCRED: {error.strerror}), so nothing was sent to it") from None
+    _pid, uid, _gid = struct.unpack("iII", credentials)
+    expected = os.getuid()
+    if uid != expected:
+        raise ForeignDaemon(path, uid, expected)
+
+
 class _Connection:
     """One newline-framed JSON-RPC connection. Not shared between threads."""
 
@@ -163,6 +196,11 @@ class _Connection:
         except OSError as error:
             self.sock.close()
             raise DaemonUnavailable(f"cannot talk to authd at {path}: {error.strerror}") from None
+        try:
+            _check_served_by_us(self.sock, path)
+        except BaseException:
+            self.sock.close()
+            raise
         self.buffer = b""
         self.next_id = 0
         self.pending_events: list = []
@@ -312,7 +350,8 @@ class Client:
         """The profile's events, INITIAL_SESSION first, until the generator is closed.
 
         Reconnects when authd goes away (50 ms doubling to 2 s) and subscribes again; raises only
-        for what waiting will not mend (unknown profile, access denied, no authd at the start).
+        for what waiting will not mend (unknown profile, access denied, a socket served by another
+        user, no authd at the start).
         """
         return _EventStream(self)
 
@@ -393,6 +432,9 @@ class _EventStream:
 
 def connect(profile: Optional[str] = None, socket_path: Optional[str] = None, client_name: Optional[str] = None) -> Client:
     """Connects to authd (``$AUTHD_SOCKET`` or the runtime directory's socket) and checks the profile exists.
+
+    Every connection first checks that a process of this user serves the socket (``SO_PEERCRED``),
+    and raises ForeignDaemon without sending anything when not.
 
     ``client_name`` is shown in authd's logs only; authd identifies clients by what the kernel says.
     """

@@ -1,8 +1,10 @@
 """authd_client against a live authd and development server."""
 import os
+import pathlib
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 import warnings
@@ -78,15 +80,108 @@ def test_events_follow_sign_in_and_survive_a_daemon_restart(stack):
     assert not reader.is_alive(), "close() did not end the event stream"
 
 
+# Counts the bytes each connection sends; appends the count to argv[2] when the client closes it.
+_COUNTING_SERVER = """
+import os, signal, socket, sys, threading
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+listener = socket.socket(socket.AF_UNIX)
+listener.bind(sys.argv[1])
+os.chmod(sys.argv[1], 0o777)
+listener.listen(8)
+def serve(connection):
+    connection.settimeout(5)
+    total = 0
+    try:
+        while True:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            total += len(chunk)
+    except OSError:
+        pass
+    connection.close()
+    with open(sys.argv[2], "a") as out:
+        out.write("%d\\n" % total)
+while True:
+    threading.Thread(target=serve, args=(listener.accept()[0],), daemon=True).start()
+"""
+
+
+@pytest.fixture
+def open_directory():
+    """A directory another user can reach (pytest's tmp_path sits in a private one)."""
+    directory = pathlib.Path(tempfile.mkdtemp(prefix="authd-py-foreign-"))
+    os.chmod(directory, 0o755)
+    yield directory
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def _counting_server(directory, as_uid=None):
+    """A byte-counting server on ``directory/run/authd.sock``, run as ``as_uid`` (needs root) or as us."""
+    run = directory / "run"
+    run.mkdir()
+    prefix = []
+    if as_uid is not None:
+        os.chown(run, as_uid, as_uid)
+        prefix = ["setpriv", f"--reuid={as_uid}", f"--regid={as_uid}", "--clear-groups"]
+    path, log = str(run / "authd.sock"), run / "received"
+    process = subprocess.Popen(prefix + ["/usr/bin/python3", "-c", _COUNTING_SERVER, path, str(log)], env={"PATH": "/usr/bin:/bin"})
+    wait_for(lambda: os.path.exists(path))
+    return process, path, log
+
+
+def _received(log, at_least):
+    """The byte count of each closed connection, once there are ``at_least``."""
+    counts = []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        counts = [int(line) for line in log.read_text().split()] if log.exists() else []
+        if len(counts) >= at_least:
+            break
+        time.sleep(0.05)
+    return counts
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to serve a socket as another user")
+def test_a_socket_served_by_another_user_is_sent_nothing(open_directory):
+    server, path, log = _counting_server(open_directory, as_uid=65534)
+    try:
+        with pytest.raises(authd_client.ForeignDaemon, match="served by a process of uid 65534, not by you") as raised:
+            authd_client.connect(socket_path=path)
+        assert (raised.value.uid, raised.value.expected_uid, raised.value.path) == (65534, 0, path)
+        assert not raised.value.transient
+        counts = _received(log, 1)
+        assert counts, "the client never reached the server"
+        assert counts == [0] * len(counts), f"bytes sent to another user's server: {counts}"
+    finally:
+        server.terminate()
+        server.wait(5)
+
+
+def test_the_servers_uid_is_checked_before_anything_is_sent(tmp_path, monkeypatch):
+    server, path, log = _counting_server(tmp_path)
+    try:
+        # Served by us; this process pretends to be another user, as if the socket were not ours.
+        monkeypatch.setattr(authd_client.os, "getuid", lambda: os.geteuid() + 1)
+        with pytest.raises(authd_client.ForeignDaemon) as raised:
+            authd_client.connect(socket_path=path)
+        assert (raised.value.uid, raised.value.expected_uid) == (os.geteuid(), os.geteuid() + 1)
+        counts = _received(log, 1)
+        assert counts == [0], f"bytes sent: {counts}"
+    finally:
+        server.terminate()
+        server.wait(5)
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to run a client as another user")
-def test_another_user_gets_access_denied(stack):
+def test_a_client_of_another_user_refuses_authd_before_authd_refuses_it(stack):
     stack.start_daemon()
     run = os.path.dirname(stack.socket)
     for path, mode in ((stack.directory.parent, 0o711), (stack.directory, 0o711), (run, 0o711), (stack.socket, 0o777)):
         os.chmod(path, mode)
     script = ("import authd_client, sys\n"
               "try:\n    authd_client.connect(socket_path=sys.argv[1])\n"
-              "except authd_client.AccessDenied as error:\n    print('denied:', error)\n")
+              "except authd_client.ForeignDaemon as error:\n    print('foreign:', error.uid, error.expected_uid)\n")
     # A copy uid 65534 can read: the checkout (and its virtualenv) may sit in a private directory.
     module_dir = stack.directory / "module"
     module_dir.mkdir(mode=0o755)
@@ -95,8 +190,9 @@ def test_another_user_gets_access_denied(stack):
     os.chmod(module_dir / "authd_client.py", 0o644)
     result = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, stack.socket],
                             env={"PYTHONPATH": str(module_dir), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=30)
-    assert "denied: access denied" in result.stdout, result.stdout + result.stderr
-    assert "this client runs as uid 65534" in result.stdout
+    assert "foreign: 0 65534" in result.stdout, result.stdout + result.stderr
+    # authd, for its part, still refuses the connection before reading from it.
+    assert "refused connection from another user" in stack.output()
 
 
 def test_a_newer_protocol_is_warned_about_and_unknown_fields_ignored(tmp_path):
