@@ -68,9 +68,9 @@ enum SignInErrorText {
         case (.password, "invalid_credentials"), (.password, "invalid_grant"):
             return .application(.invalidCredentials, "wrong email or password")
         case (_, "email_not_confirmed"):
-            return .application(.signInRejected, "the email address is not confirmed yet: enter the code sent to it with 'authctl verify --email ADDRESS CODE'")
+            return .application(.signInRejected, "the email address is not confirmed yet: enter the code sent to it with 'authctl verify --email ADDRESS' (it asks for the code)")
         case (_, "phone_not_confirmed"):
-            return .application(.signInRejected, "the phone number is not confirmed yet: enter the code sent to it with 'authctl verify --phone NUMBER CODE'")
+            return .application(.signInRejected, "the phone number is not confirmed yet: enter the code sent to it with 'authctl verify --phone NUMBER' (it asks for the code)")
         case (.signUp, "user_already_exists"), (.signUp, "email_exists"), (.signUp, "phone_exists"):
             return .application(.signInRejected, "an account with this address already exists: sign in with 'authctl login'")
         case (_, "weak_password"):

@@ -27,7 +27,7 @@ struct Apps: ParsableCommand {
                 let result = try global.connect().call(Methods.ListApps.self, ProfileParameters(profile: global.profile))
                 if json { return try printJSON(result) }
                 for (profile, policy) in result.policies.sorted(by: { $0.key < $1.key }) where policy == .ask {
-                    FileHandle.standardError.write(Data("Profile \(profile) asks before an app gets tokens.\n".utf8))
+                    FileHandle.standardError.write(Data("Profile \(profile.escapedForTerminal) asks before an app gets tokens.\n".utf8))
                 }
                 if result.apps.isEmpty {
                     FileHandle.standardError.write(Data("No app has asked for a token since authd started, and none was allowed or denied.\n".utf8))
@@ -66,7 +66,7 @@ private func decide(_ app: String, _ decision: String, global: GlobalOptions) th
         let known = try connection.call(Methods.ListApps.self, ProfileParameters(profile: global.profile)).apps.map(\.app)
         let name = try AppsText.resolve(app, known: known)
         let record = try connection.call(Methods.DecideApp.self, .init(profile: global.profile, app: name, decision: decision))
-        FileHandle.standardError.write(Data("\(record.app) is now \(record.access) for profile \(record.profile).\n".utf8))
+        FileHandle.standardError.write(Data("\(record.app.escapedForTerminal) is now \(record.access.escapedForTerminal) for profile \(record.profile.escapedForTerminal).\n".utf8))
     }
 }
 
@@ -107,7 +107,8 @@ enum AppsText {
             let tokens = String(app.requests).padding(toLength: 7, withPad: " ", startingAt: 0)
             let used = (app.lastUsed.map { ago(Date(timeIntervalSince1970: TimeInterval($0)), now: now) } ?? "never").padding(toLength: 10, withPad: " ", startingAt: 0)
             let name = app.appID == nil ? app.app : "\(app.app) (\(app.executable))"
-            lines.append("\(profile) \(access) \(tokens) \(used) \(name)")
+            // Executable paths are chosen by whoever named the file: never raw on a terminal.
+            lines.append(TerminalText.escaped("\(profile) \(access) \(tokens) \(used) \(name)"))
         }
         return lines.joined(separator: "\n")
     }
