@@ -1,9 +1,10 @@
 #include "authd_notify.h"
-#include "bus_timeout.h"
+#include "bus_util.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <systemd/sd-bus.h>
@@ -16,13 +17,26 @@ struct question {
     uint32_t id;
     int answer;
     int ended;
+    /* The unique bus name of the server that showed it (the sender of the reply to Notify). */
+    char *server;
 };
+
+/* Whether `message` comes from the server that showed our notification. The matches name the
+ * well-known name, but that checks nothing here: sd-bus lets a signal from any unique name pass
+ * a match on a well-known name (it cannot know who owns one), and dbus-daemon hands a signal
+ * addressed to us to our connection whatever our matches say. The sender's unique name is
+ * stamped by the bus daemon, so no other connection can claim the server's. */
+static int from_server(sd_bus_message *message, const struct question *question) {
+    const char *sender = sd_bus_message_get_sender(message);
+    return question->server && sender && strcmp(sender, question->server) == 0;
+}
 
 static int on_action_invoked(sd_bus_message *message, void *userdata, sd_bus_error *error) {
     (void)error;
     struct question *question = userdata;
     uint32_t id = 0;
     const char *action = NULL;
+    if (!from_server(message, question)) return 0;
     if (sd_bus_message_read_basic(message, 'u', &id) < 0 || sd_bus_message_read_basic(message, 's', &action) < 0) return 0;
     if (id != question->id || question->ended) return 0;
     /* Any other key (a server's "default" for a click on the body) is no choice. */
@@ -37,30 +51,20 @@ static int on_closed(sd_bus_message *message, void *userdata, sd_bus_error *erro
     (void)error;
     struct question *question = userdata;
     uint32_t id = 0;
+    if (!from_server(message, question)) return 0;
     if (sd_bus_message_read_basic(message, 'u', &id) < 0) return 0;
     if (id == question->id) question->ended = 1;
     return 0;
 }
 
-static int open_bus(const char *address, sd_bus **out) {
-    if (!address) return sd_bus_open_user(out);
-    sd_bus *bus = NULL;
-    int r = sd_bus_new(&bus);
-    if (r < 0) return r;
-    if ((r = sd_bus_set_address(bus, address)) < 0 || (r = sd_bus_set_bus_client(bus, 1)) < 0 || (r = sd_bus_start(bus)) < 0) {
-        sd_bus_unref(bus);
-        return r;
-    }
-    *out = bus;
-    return 0;
-}
-
 int authd_ask_by_notification(const char *bus_address, int stop_fd, const char *summary, const char *body) {
     sd_bus *bus = NULL;
-    int r = open_bus(bus_address, &bus);
+    int r = authd_bus_open(bus_address, 0, &bus);
     if (r < 0) return r;
-    struct question question = { 0, AUTHD_ANSWER_NONE, 0 };
-    /* Matches first: the answer may come as soon as the notification is up. */
+    struct question question = { 0, AUTHD_ANSWER_NONE, 0, NULL };
+    /* Matches first: the answer may come as soon as the notification is up. Signals that arrive
+     * before the reply to Notify wait in sd-bus's queue (sd_bus_call dispatches nothing), so the
+     * handlers see them only once the id and the server's name are known. */
     r = sd_bus_match_signal(bus, NULL, NOTIFICATIONS_NAME, NOTIFICATIONS_PATH, NOTIFICATIONS_NAME, "ActionInvoked",
                             on_action_invoked, &question);
     if (r >= 0)
@@ -79,9 +83,16 @@ int authd_ask_by_notification(const char *bus_address, int stop_fd, const char *
                            2, "urgency", "y", (uint8_t)2, "category", "s", "presence",
                            (int32_t)0);
     if (r >= 0) r = sd_bus_message_read_basic(reply, 'u', &question.id);
+    if (r >= 0) {
+        /* Without a sender (no bus daemon in between) no signal could be told genuine. */
+        const char *server = sd_bus_message_get_sender(reply);
+        if (!server) r = -EBADMSG;
+        else if (!(question.server = strdup(server))) r = -ENOMEM;
+    }
     sd_bus_message_unref(reply);
     sd_bus_error_free(&error);
     if (r < 0) {
+        free(question.server);
         sd_bus_flush_close_unref(bus);
         return r;
     }
@@ -103,6 +114,7 @@ int authd_ask_by_notification(const char *bus_address, int stop_fd, const char *
                            NULL, NULL, "u", question.id);
         r = 0;
     }
+    free(question.server);
     sd_bus_flush_close_unref(bus);
     if (r < 0 && !question.ended) return r;
     return question.answer;

@@ -1,5 +1,5 @@
 #include "authd_system.h"
-#include "bus_timeout.h"
+#include "bus_util.h"
 
 #include <errno.h>
 #include <linux/netlink.h>
@@ -7,49 +7,88 @@
 #include <net/if.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-bus.h>
 
+#define LOGIND_NAME "org.freedesktop.login1"
+#define BUS_DRIVER_NAME "org.freedesktop.DBus"
+
 struct resume_target {
     authd_event_callback callback;
     void *context;
+    /* The unique name that owns org.freedesktop.login1 now; empty while nobody does. D-Bus
+     * names are at most 255 characters. */
+    char owner[256];
 };
 
-static int on_prepare_for_sleep(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+/* Whether `message` was sent by the connection named `name`. The bus daemon stamps every
+ * message's sender, so no client can send as another's unique name or as the bus driver. */
+static bool sent_by(sd_bus_message *message, const char *name) {
+    const char *sender = sd_bus_message_get_sender(message);
+    return name[0] != '\0' && sender && strcmp(sender, name) == 0;
+}
+
+static void set_owner(struct resume_target *target, const char *owner) {
+    snprintf(target->owner, sizeof(target->owner), "%s", owner && strlen(owner) < sizeof(target->owner) ? owner : "");
+}
+
+/* NameOwnerChanged(name, old, new) for org.freedesktop.login1, from the bus driver only: sd-bus
+ * lets a signal from any unique name pass a match on a well-known sender, and anyone may send a
+ * signal addressed to us, so a forged one could otherwise hand the name to an impostor. */
+static int on_owner_changed(sd_bus_message *message, void *userdata, sd_bus_error *error) {
     (void)error;
-    int going_to_sleep = 0;
-    if (sd_bus_message_read_basic(message, 'b', &going_to_sleep) < 0) return 0;
-    if (!going_to_sleep) {
-        struct resume_target *target = userdata;
-        target->callback(target->context);
-    }
+    struct resume_target *target = userdata;
+    const char *name = NULL, *old_owner = NULL, *new_owner = NULL;
+    if (!sent_by(message, BUS_DRIVER_NAME)) return 0;
+    if (sd_bus_message_read(message, "sss", &name, &old_owner, &new_owner) < 0) return 0;
+    if (strcmp(name, LOGIND_NAME) == 0) set_owner(target, new_owner);
     return 0;
 }
 
-int authd_bus_timeout_ms(sd_bus *bus) {
-    uint64_t until = 0;
-    if (sd_bus_get_timeout(bus, &until) < 0 || until == UINT64_MAX) return -1;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    uint64_t now_us = (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u;
-    if (until <= now_us) return 0;
-    uint64_t ms = (until - now_us + 999) / 1000;
-    return ms > 60000 ? 60000 : (int)ms;
+/* PrepareForSleep(false) from the current owner of org.freedesktop.login1 only: the match's
+ * sender does not check that (see on_owner_changed), and a signal sent straight to our
+ * connection by any other would wake the daemon's retries. */
+static int on_prepare_for_sleep(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+    (void)error;
+    struct resume_target *target = userdata;
+    int going_to_sleep = 0;
+    if (!sent_by(message, target->owner)) return 0;
+    if (sd_bus_message_read_basic(message, 'b', &going_to_sleep) < 0) return 0;
+    if (!going_to_sleep) target->callback(target->context);
+    return 0;
 }
 
-int authd_watch_resume(int stop_fd, authd_event_callback callback, void *context) {
+int authd_watch_resume(const char *bus_address, int stop_fd, authd_event_callback callback, void *context) {
     sd_bus *bus = NULL;
-    int r = sd_bus_open_system(&bus);
+    int r = authd_bus_open(bus_address, 1, &bus);
     if (r < 0) return r;
-    struct resume_target target = { callback, context };
-    r = sd_bus_match_signal(bus, NULL, "org.freedesktop.login1", "/org/freedesktop/login1",
-                            "org.freedesktop.login1.Manager", "PrepareForSleep",
-                            on_prepare_for_sleep, &target);
+    struct resume_target target = { callback, context, "" };
+    /* The owner is followed from before it is first asked for: a change while GetNameOwner is
+     * under way waits in sd-bus's queue and is applied after the answer, in the bus's order,
+     * which ends at the owner the answer named or a later one. */
+    r = sd_bus_add_match(bus, NULL,
+                         "type='signal',sender='" BUS_DRIVER_NAME "',path='/org/freedesktop/DBus',interface='" BUS_DRIVER_NAME "',"
+                         "member='NameOwnerChanged',arg0='" LOGIND_NAME "'",
+                         on_owner_changed, &target);
+    if (r >= 0)
+        r = sd_bus_match_signal(bus, NULL, LOGIND_NAME, "/org/freedesktop/login1",
+                                "org.freedesktop.login1.Manager", "PrepareForSleep",
+                                on_prepare_for_sleep, &target);
+    if (r >= 0) {
+        sd_bus_message *reply = NULL;
+        const char *owner = NULL;
+        /* An error (no logind yet) leaves no owner; NameOwnerChanged names it when it comes. */
+        if (sd_bus_call_method(bus, BUS_DRIVER_NAME, "/org/freedesktop/DBus", BUS_DRIVER_NAME, "GetNameOwner", NULL, &reply,
+                               "s", LOGIND_NAME) >= 0 &&
+            sd_bus_message_read_basic(reply, 's', &owner) >= 0)
+            set_owner(&target, owner);
+        sd_bus_message_unref(reply);
+    }
     while (r >= 0) {
         while ((r = sd_bus_process(bus, NULL)) > 0) {}
         if (r < 0) break;

@@ -10,12 +10,13 @@ import Glibc
 /// cooperative pool, and these calls block in `poll` for as long as they wait (the watchers for
 /// as long as the daemon runs).
 enum BlockingWatch {
-    /// The signature of the C watchers: `(stop_fd, callback, context) -> 0 or -errno`.
-    typealias Watcher = @convention(c) (Int32, (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, UnsafeMutableRawPointer?) -> Int32
+    /// The signature of the C watchers: `(stop_fd, callback, context) -> 0 or -errno`. A Swift
+    /// function type, so that a closure can pass a watcher further arguments (a bus address).
+    typealias Watcher = @Sendable (Int32, (@convention(c) (UnsafeMutableRawPointer?) -> Void)?, UnsafeMutableRawPointer?) -> Int32
 
     /// Runs `watcher` until cancellation, calling `onEvent` for each event. Returns the watcher's
     /// result: 0 after a stop, -errno when it could not watch at all.
-    static func run(name: String, _ watcher: Watcher, onEvent: @escaping @Sendable () -> Void) async -> Int32 {
+    static func run(name: String, _ watcher: @escaping Watcher, onEvent: @escaping @Sendable () -> Void) async -> Int32 {
         let box = CallbackBox(onEvent)
         return await run(name: name) { stop in
             // The closure keeps `box` alive for as long as the watcher runs.

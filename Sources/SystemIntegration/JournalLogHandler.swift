@@ -6,17 +6,28 @@ import Glibc
 
 /// Writes log lines to stderr with the `<N>` syslog-priority prefix the journal reads from a
 /// service's stream, and without a timestamp (the journal adds its own).
+///
+/// The journal makes an entry of every line (ended by a newline or a NUL) and takes a `<N>` at
+/// its start for the priority, so the message and the metadata are escaped (`LogEscaping`): a
+/// client-chosen value such as an executable's path cannot add an entry of its own.
 public struct JournalLogHandler: LogHandler {
     /// The minimum level logged.
     public var logLevel: Logger.Level
     /// Metadata attached to every line.
     public var metadata: Logger.Metadata = [:]
     private let label: String
+    private let output: FileHandle
 
     /// Creates a handler for `label`.
     public init(label: String, level: Logger.Level) {
+        self.init(label: label, level: level, output: .standardError)
+    }
+
+    /// Creates a handler that writes to `output` instead of stderr (for tests).
+    init(label: String, level: Logger.Level, output: FileHandle) {
         self.label = label
         self.logLevel = level
+        self.output = output
     }
 
     /// Whether stderr is the journal stream systemd connected (`$JOURNAL_STREAM` names its
@@ -50,11 +61,14 @@ public struct JournalLogHandler: LogHandler {
 
     /// Writes one line.
     public func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
-        let fields = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         // One write per line: lines from several threads never interleave.
-        let message = "\(event.message)".replacingOccurrences(of: "\n", with: " ")
-        let line = "<\(Self.priority(of: event.level))>\(label): \(message)\(fields)\n"
-        FileHandle.standardError.write(Data(line.utf8))
+        output.write(Data(line(for: event).utf8))
+    }
+
+    /// The line `log(event:)` writes: one journal entry, whatever the message and metadata hold.
+    func line(for event: LogEvent) -> String {
+        let merged = LogEscaping.escape(metadata.merging(event.metadata ?? [:]) { _, new in new })
+        let fields = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        return "<\(Self.priority(of: event.level))>\(LogEscaping.escape(label)): \(LogEscaping.escape(event.message.description))\(fields)\n"
     }
 }

@@ -87,7 +87,7 @@ struct AuthdCommand: AsyncParsableCommand {
             if toJournal { return JournalLogHandler(label: label, level: level) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
-            return handler
+            return EscapingLogHandler(wrapping: handler)
         }
         let logger = Logger(label: "authd")
         ProcessHardening.protectMemory(logger: logger)

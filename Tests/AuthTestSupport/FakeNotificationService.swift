@@ -10,6 +10,9 @@ public final class FakeNotificationService: Sendable {
     public enum Reaction: Sendable, Equatable {
         /// Clicks the button with this action key.
         case invoke(String)
+        /// Clicks the button with this action key before even answering `Notify` (the id comes
+        /// later): D-Bus allows it, and the answer must still count.
+        case invokeBeforeReplying(String)
         /// Dismisses it without choosing.
         case dismiss
         /// Leaves it on screen.
@@ -20,6 +23,8 @@ public final class FakeNotificationService: Sendable {
     public struct Shown: Sendable, Equatable {
         /// The id the server gave it.
         public let id: UInt32
+        /// The unique bus name of the connection that asked for it.
+        public let client: String
         /// The sending application's name.
         public let appName: String
         /// The title line.
@@ -65,6 +70,12 @@ public final class FakeNotificationService: Sendable {
     /// The ids of the notifications the client withdrew (`CloseNotification`).
     public var withdrawn: [UInt32] { core.state.withLock { $0.withdrawn } }
 
+    /// The "user" clicks the button `action` of notification `id` now (whatever the reaction),
+    /// from the service's own connection, soon after the call.
+    public func click(_ action: String, on id: UInt32) {
+        core.state.withLock { $0.clicks.append((id, action)) }
+    }
+
     /// Waits up to `timeout` seconds for `condition` on this service; true when it held.
     ///
     /// Suspends between looks instead of sleeping the thread: the prompt under test runs on the
@@ -97,6 +108,7 @@ public final class FakeNotificationService: Sendable {
             var reaction: Reaction
             var shown: [Shown] = []
             var withdrawn: [UInt32] = []
+            var clicks: [(id: UInt32, action: String)] = []
             var stopping = false
         }
 
@@ -112,6 +124,12 @@ public final class FakeNotificationService: Sendable {
         func serve() {
             while !state.withLock({ $0.stopping }) {
                 while sd_bus_process(bus, nil) > 0 {}
+                let clicks = state.withLock { state in
+                    defer { state.clicks = [] }
+                    return state.clicks
+                }
+                for click in clicks { invoke(click.action, on: click.id) }
+                _ = sd_bus_flush(bus)
                 _ = sd_bus_wait(bus, 50_000)
             }
             sd_bus_flush_close_unref(bus)
@@ -147,27 +165,34 @@ public final class FakeNotificationService: Sendable {
             }
             let id = nextID
             nextID += 1
+            let client = sd_bus_message_get_sender(message).map { String(cString: $0) } ?? ""
             let reaction = state.withLock { state in
-                state.shown.append(Shown(id: id, appName: appName, summary: summary, body: body, actions: actions))
+                state.shown.append(Shown(id: id, client: client, appName: appName, summary: summary, body: body, actions: actions))
                 return state.reaction
             }
+            if case .invokeBeforeReplying(let key) = reaction { invoke(key, on: id) }
             reply(to: message) { reply in
                 var value = id
                 _ = sd_bus_message_append_basic(reply, Self.type("u"), &value)
             }
             switch reaction {
             case .invoke(let key):
-                signal("ActionInvoked") { signal in
-                    var value = id
-                    _ = sd_bus_message_append_basic(signal, Self.type("u"), &value)
-                    _ = key.withCString { sd_bus_message_append_basic(signal, Self.type("s"), $0) }
-                }
-                closed(id, reason: 2)
+                invoke(key, on: id)
             case .dismiss:
                 closed(id, reason: 2)
-            case .ignore:
+            case .ignore, .invokeBeforeReplying:
                 break
             }
+        }
+
+        /// A click on a button, and the close that follows it.
+        private func invoke(_ key: String, on id: UInt32) {
+            signal("ActionInvoked") { signal in
+                var value = id
+                _ = sd_bus_message_append_basic(signal, Self.type("u"), &value)
+                _ = key.withCString { sd_bus_message_append_basic(signal, Self.type("s"), $0) }
+            }
+            closed(id, reason: 2)
         }
 
         private func readString(_ message: OpaquePointer) -> String {

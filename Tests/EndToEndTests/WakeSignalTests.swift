@@ -42,9 +42,22 @@ struct WakeSignalTests {
             #expect((wait ?? 0) > 50, "retry should be about a minute away, is \(String(describing: wait))")
             try stack.clearRefreshFault()
 
-            // PrepareForSleep(false) from a connection that does not own org.freedesktop.login1 changes nothing.
+            // PrepareForSleep(false) from a connection that does not own org.freedesktop.login1
+            // changes nothing: sent to everyone, or straight to authd's connection (dbus-daemon
+            // delivers that whatever authd's matches say, as the system bus's policy allows), even
+            // after a forged NameOwnerChanged that hands it the name.
+            let daemon = try #require(stack.daemons.last?.process.processIdentifier)
+            var found = impostor.connection(ofProcess: daemon, excluding: [logind.uniqueName])
+            for _ in 0..<100 where found == nil {
+                usleep(100_000)
+                found = impostor.connection(ofProcess: daemon, excluding: [logind.uniqueName])
+            }
+            let authd = try #require(found, "authd has no connection to the (private) system bus")
             try impostor.sendPrepareForSleep(false)
-            usleep(1_500_000)
+            try impostor.sendPrepareForSleep(false, to: authd)
+            try impostor.sendNameOwnerChanged(name: "org.freedesktop.login1", oldOwner: logind.uniqueName, newOwner: impostor.uniqueName, to: authd)
+            try impostor.sendPrepareForSleep(false, to: authd)
+            usleep(2_500_000)
             #expect(try stack.statusJSON()["degraded"] != nil, "a signal from an impostor was acted on")
 
             try logind.sendPrepareForSleep(true)

@@ -15,6 +15,28 @@ import Testing
             .ask(app: "/usr/bin/python3.11", executable: "/usr/bin/python3.11", profile: "work")
     }
 
+    /// How a question ended, or that it did not within the time given.
+    private enum Outcome: Equatable {
+        case answered(AppDecision?)
+        case stillWaiting
+    }
+
+    /// The answer of `asking`, or `.stillWaiting` after `timeout` (the question is then
+    /// cancelled): a lost answer fails a test instead of hanging it.
+    private func outcome(of asking: Task<AppDecision?, Never>, within timeout: Duration = .seconds(20)) async -> Outcome {
+        await withTaskGroup(of: Outcome.self) { group in
+            group.addTask { .answered(await asking.value) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return .stillWaiting
+            }
+            let first = await group.next() ?? .stillWaiting
+            asking.cancel()
+            group.cancelAll()
+            return first
+        }
+    }
+
     @Test func allowAndDenyButtonsAreTheAnswer() async throws {
         let bus = try PrivateBus()
         let allowing = try FakeNotificationService(address: bus.address, reaction: .invoke("allow"))
@@ -43,6 +65,36 @@ import Testing
         let clicking = try FakeNotificationService(address: bus.address, reaction: .invoke("default"))
         #expect(await ask(on: bus) == nil)
         #expect(clicking.shown.count == 1)
+    }
+
+    @Test func aClickSentBeforeTheReplyToNotifyStillCounts() async throws {
+        let bus = try PrivateBus()
+        let service = try FakeNotificationService(address: bus.address, reaction: .invokeBeforeReplying("allow"))
+        #expect(await outcome(of: Task { await ask(on: bus) }) == .answered(.allowed))
+        #expect(service.shown.count == 1)
+    }
+
+    @Test func onlyTheServerThatShowedTheNotificationDecides() async throws {
+        let bus = try PrivateBus()
+        let service = try FakeNotificationService(address: bus.address, reaction: .ignore)
+        let impostor = try BusPeer(address: bus.address, owning: nil)
+        let asking = Task { await ask(on: bus) }
+        #expect(await service.wait { !$0.shown.isEmpty })
+        let shown = try #require(service.shown.first)
+
+        // Another client of the bus clicks Allow and closes the notification, with the right id:
+        // addressed to the prompt's connection (dbus-daemon delivers that whatever the prompt's
+        // matches say) and to everyone.
+        try impostor.sendActionInvoked(id: shown.id, action: "allow", to: shown.client)
+        try impostor.sendNotificationClosed(id: shown.id, to: shown.client)
+        try impostor.sendActionInvoked(id: shown.id, action: "allow")
+        try impostor.sendNotificationClosed(id: shown.id)
+        // Everything the impostor sent is on its way to the prompt before the real click below.
+        try impostor.sync()
+
+        // The user clicks Deny on the real notification: that, and only that, is the answer.
+        service.click("deny", on: shown.id)
+        #expect(await outcome(of: asking) == .answered(.denied))
     }
 
     @Test func cancellingWithdrawsTheNotification() async throws {

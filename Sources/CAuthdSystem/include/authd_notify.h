@@ -11,9 +11,10 @@ enum {
 /* Shows a desktop notification (org.freedesktop.Notifications on the session bus at
  * `bus_address`, or the user's session bus when NULL) with the actions "allow" and "deny", and
  * blocks until one is invoked, the notification is closed, or `stop_fd` becomes readable; on a
- * stop the notification is withdrawn. `body` is shown as is, so escape markup first. Returns an
- * AUTHD_ANSWER_* value, or -errno when there is no bus or no notification service. Written in C
- * because sd-bus's message building is variadic. */
+ * stop the notification is withdrawn. Only signals from the connection that answered Notify
+ * count: another client on the bus cannot click for the user. `body` is shown as is, so escape
+ * markup first. Returns an AUTHD_ANSWER_* value, or -errno when there is no bus or no
+ * notification service. Written in C because sd-bus's message building is variadic. */
 int authd_ask_by_notification(const char *bus_address, int stop_fd, const char *summary, const char *body);
 
 #endif

@@ -9,9 +9,12 @@
 /* Called with the context given to the watcher. */
 typedef void (*authd_event_callback)(void *context);
 
-/* logind's PrepareForSleep(false) on the system bus ($DBUS_SYSTEM_BUS_ADDRESS is honoured):
- * `callback` runs once per resume. Only the owner of org.freedesktop.login1 is listened to. */
-int authd_watch_resume(int stop_fd, authd_event_callback callback, void *context);
+/* logind's PrepareForSleep(false) on the bus at `bus_address`, or on the system bus when it is
+ * NULL ($DBUS_SYSTEM_BUS_ADDRESS is honoured): `callback` runs once per resume. Only the
+ * connection that owns org.freedesktop.login1 at the time (as the bus daemon reports it) is
+ * listened to: the same signal from any other, even one addressed to authd's connection alone,
+ * does nothing. */
+int authd_watch_resume(const char *bus_address, int stop_fd, authd_event_callback callback, void *context);
 
 /* rtnetlink (no privileges needed): `callback` runs once per batch of messages that may mean
  * the network came back: a link that is up and running, a new address, a new route. */

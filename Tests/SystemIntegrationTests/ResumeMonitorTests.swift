@@ -1,0 +1,111 @@
+import AuthCore
+import AuthTestSupport
+import Foundation
+import Logging
+import Synchronization
+import SystemIntegration
+import Testing
+
+/// logind's resume signal over a real D-Bus (a private dbus-daemon standing in for the system
+/// bus), sent by a stand-in logind and by impostors.
+@Suite struct ResumeMonitorTests {
+    /// Counts the resumes a monitor delivers.
+    private final class Resumes: Sendable {
+        private let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+        func add() { count.withLock { $0 += 1 } }
+
+        /// Waits up to 10 s until `expected` resumes were delivered; true when they were.
+        func wait(for expected: Int) async -> Bool {
+            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            while value < expected, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+            return value >= expected
+        }
+    }
+
+    private let logind = "org.freedesktop.login1"
+
+    /// The monitor's connection: it runs in this process, so it is the one here that `peer` and
+    /// `excluded` are not. Waits up to 10 s for it.
+    private func monitorConnection(seenBy peer: BusPeer, excluding excluded: Set<String> = []) async -> String? {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        while ContinuousClock.now < deadline {
+            if let name = peer.connection(ofProcess: getpid(), excluding: excluded) { return name }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    @Test func onlyTheConnectionThatOwnsLogindsNameIsHeard() async throws {
+        let bus = try PrivateBus()
+        let logind = try BusPeer(address: bus.address, owning: self.logind)
+        let impostor = try BusPeer(address: bus.address, owning: nil)
+        let resumes = Resumes()
+        let watching = Task {
+            await ResumeMonitor(logger: Logger(label: "test"), busAddress: bus.address).run { _ in resumes.add() }
+        }
+        defer { watching.cancel() }
+        let monitor = try #require(await monitorConnection(seenBy: impostor, excluding: [logind.uniqueName]))
+
+        // The real logind is heard. Addressed to the monitor, so that it cannot be lost before the
+        // monitor's matches are in place (it is read only after); once heard, they are.
+        try logind.sendPrepareForSleep(true, to: monitor)
+        try logind.sendPrepareForSleep(false, to: monitor)
+        #expect(await resumes.wait(for: 1))
+
+        // Another connection sends the same signal: to everyone, straight to the monitor's
+        // connection (dbus-daemon delivers that whatever the monitor's matches say), and after a
+        // forged NameOwnerChanged that hands it the name.
+        try impostor.sendPrepareForSleep(false)
+        try impostor.sendPrepareForSleep(false, to: monitor)
+        try impostor.sendNameOwnerChanged(name: self.logind, oldOwner: logind.uniqueName, newOwner: impostor.uniqueName, to: monitor)
+        try impostor.sendPrepareForSleep(false, to: monitor)
+        try impostor.sync()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(resumes.value == 1, "a signal from a connection that does not own \(self.logind) was taken for a resume")
+        // Everything the impostor sent reached the monitor before this: the real logind is still
+        // heard (the forged NameOwnerChanged did not take its name), and only it.
+        try logind.sendPrepareForSleep(false)
+        #expect(await resumes.wait(for: 2))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(resumes.value == 2, "a signal from a connection that does not own \(self.logind) was taken for a resume")
+
+        // logind restarts: its successor is heard, the connection that gave up the name is not.
+        try logind.releaseName(self.logind)
+        let successor = try BusPeer(address: bus.address, owning: self.logind)
+        try logind.sendPrepareForSleep(false, to: monitor)
+        try logind.sync()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(resumes.value == 2, "a signal from the name's former owner was taken for a resume")
+        try successor.sendPrepareForSleep(false)
+        #expect(await resumes.wait(for: 3))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(resumes.value == 3, "a signal from the name's former owner was taken for a resume")
+
+        watching.cancel()
+        await watching.value
+    }
+
+    @Test func aMonitorStartedBeforeLogindHearsItOnceItComes() async throws {
+        let bus = try PrivateBus()
+        let impostor = try BusPeer(address: bus.address, owning: nil)
+        let resumes = Resumes()
+        let watching = Task {
+            await ResumeMonitor(logger: Logger(label: "test"), busAddress: bus.address).run { _ in resumes.add() }
+        }
+        defer { watching.cancel() }
+        let monitor = try #require(await monitorConnection(seenBy: impostor))
+        // With nobody owning the name, nobody is heard.
+        try impostor.sendPrepareForSleep(false, to: monitor)
+        try impostor.sync()
+
+        let logind = try BusPeer(address: bus.address, owning: self.logind)
+        try logind.sendPrepareForSleep(false, to: monitor)
+        #expect(await resumes.wait(for: 1))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(resumes.value == 1)
+
+        watching.cancel()
+        await watching.value
+    }
+}
