@@ -33,7 +33,7 @@ struct Token: ParsableCommand {
                 token = handedOver
             } else {
                 let connection = try global.connect()
-                token = try connection.call(Methods.Token.self, .init(profile: global.profile, minValidity: minValid), timeout: 60)
+                token = try connection.call(Methods.Token.self, .init(profile: global.profile, minValidity: minValid), timeout: 300)
             }
             if json { try printJSON(token) } else {
                 // Printed as it is, into headers and onto terminals: like the front, only what

@@ -68,14 +68,32 @@ struct TokenRequest {
         case noAnswer
     }
 
+    /// How long the front waits for its answer: authd may hold a token request while the user
+    /// decides about the app (two minutes by default) or while a refresh is out.
+    static let answerTimeout: Double = 300
+
+    /// The answer handed to authctl-full when authd took the request but did not answer within
+    /// `answerTimeout`: authctl-full reports it instead of asking again, which would come from
+    /// another executable, a new app to a profile that asks.
+    static let noAnswerInTime = Array(#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"authd took the token request but did not answer within 300 s (an app decision or a refresh may still be pending): run the command again","data":{"reason":"timed_out"}}}"#.utf8)
+
     /// Sends the request and prints a plain token, or says what else came back.
     func send() -> Outcome {
         guard let path = socket ?? (try? SocketPath.resolve()),
               let connection = try? LineConnection.connect(path: path) else { return .noAnswer }
         defer { connection.close() }
-        // authctl-full's bound: a refresh, or an app approval, may take a while.
-        connection.setReadTimeout(60)
-        guard (try? connection.write(line)) != nil, let answer = try? connection.readLine() else { return .noAnswer }
+        connection.setReadTimeout(Self.answerTimeout)
+        guard (try? connection.write(line)) != nil else { return .noAnswer }
+        let answer: [UInt8]
+        do throws(IPCError) {
+            // Nil: authd went away; authctl-full asks again and says why.
+            guard let line = try connection.readLine() else { return .noAnswer }
+            answer = line
+        } catch .timedOut {
+            return .answered(Self.noAnswerInTime)
+        } catch {
+            return .noAnswer
+        }
         guard !json, var token = TokenAnswer.plainToken(in: answer, id: Self.id) else { return .answered(answer) }
         token.append(0x0A)
         let written = token.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
