@@ -25,8 +25,11 @@ import Testing
     static let bad: [(String, String)] = [
         ("[profiles.a]\nurl = \"https://x.supabase.co\"\nanon_key = \"k\"\ncolour = \"blue\"", "unknown key 'profiles.a.colour'"),
         ("refresh = 5", "unknown key 'refresh'"),
-        ("refresh_lead = -3", "refresh_lead must be a positive number of seconds"),
-        ("refresh_lead = \"soon\"", "refresh_lead must be a positive number of seconds"),
+        ("refresh_lead = -3", "refresh_lead must be a number of seconds from 1 to 86400"),
+        ("refresh_lead = \"soon\"", "refresh_lead must be a number of seconds from 1 to 86400"),
+        ("refresh_lead = inf", "refresh_lead must be a number of seconds from 1 to 86400"),
+        ("refresh_lead = nan", "refresh_lead must be a number of seconds from 1 to 86400"),
+        ("refresh_lead = 86401", "refresh_lead must be a number of seconds from 1 to 86400"),
         ("[profiles.a]\nurl = \"http://x.supabase.co\"\nanon_key = \"k\"", "plain http:// is only allowed for a loopback server"),
         ("[profiles.a]\nurl = \"not a url\"\nanon_key = \"k\"", "is not a URL"),
         ("[profiles.a]\nurl = \"https://x.supabase.co\"\nanon_key = \"sb_secret_abc\"", "service-role/secret key"),

@@ -116,7 +116,8 @@ struct AppGateTests {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let lookalike = folder.appendingPathComponent("python3").path
             try FileManager.default.copyItem(atPath: URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path, toPath: lookalike)
-            let waiting = try Spawned(lookalike, ["-c", Self.client, stack.socketPath, Self.lines([(Methods.Token.name, "{}")]), "20"],
+            let waiting = try Spawned(lookalike, ["-c", Self.client, stack.socketPath,
+                                                  try stack.file("token-request", contents: Self.lines([(Methods.Token.name, "{}")])), "20"],
                                       environment: stack.environment, in: stack.directory, name: "lookalike")
             defer { waiting.stop() }
             var listed = false
