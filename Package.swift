@@ -56,9 +56,11 @@ let package = Package(
         .target(name: "AuthSocket"),
         // AuthSocket plus its errors' texts for Foundation's `localizedDescription`.
         .target(name: "AuthIPC", dependencies: ["AuthSocket", "AuthProtocol"]),
+        // Whether a pidfd's process still runs (glibc's pidfd_send_signal, which Swift cannot see).
+        .target(name: "CAuthdPeer"),
         // Server side of the transport on SwiftNIO: listener, line framing, peer credentials.
         .target(name: "AuthSocketServer", dependencies: [
-            "AuthIPC",
+            "AuthIPC", "CAuthdPeer",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import CAuthdPeer
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -48,44 +49,109 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
     /// the clients that could not be identified.
     public var quotaKey: String { isIdentified ? app : "(unidentified)" }
 
-    /// Reads the identity of process `pid` from `/proc` (or another `procRoot`, for tests).
-    ///
-    /// With `pidfd` (from `SO_PEERPIDFD`, Linux 6.5 and newer) the reads are checked to belong to
-    /// the process that connected: once they are done, the pidfd must still name a live process
-    /// with this pid. A process that exited meanwhile, whose pid may already be another
-    /// program's, is unidentified instead of mistaken for that program.
-    ///
-    /// This runs for every accepted connection, on the socket's event loop, so it reads with plain
-    /// system calls (one `readlink`, one small `read`) rather than through FileManager; the
-    /// sandbox's own files are read only for a process whose cgroup names a sandbox.
+    /// Reads the identity of process `pid` from `/proc` (or another `procRoot`, for tests): the
+    /// two steps of `Reading` at once. The second may block (see there), so the socket server
+    /// takes them apart.
     public static func of(pid: Int32, pidfd: Int32? = nil, procRoot: String = "/proc") -> ClientIdentity {
-        let entry = "\(procRoot)/\(pid)"
-        guard let target = symbolicLinkTarget("\(entry)/exe") else {
-            let reason = errno == ENOENT || errno == ESRCH ? "the program exited before authd could tell which it was"
-                : "authd may not read /proc/\(pid)/exe (\(String(cString: strerror(errno))))"
-            return ClientIdentity(unidentified: reason)
-        }
-        // A binary replaced while running shows as "path (deleted)"; the path is still the name.
-        let executable = target.hasSuffix(" (deleted)") ? String(target.dropLast(" (deleted)".count)) : target
-        let appID = SandboxIdentity.appID(entry: entry, cgroup: smallFile("\(entry)/cgroup") ?? "")
-        if let pidfd, !stillRuns(pid: pid, pidfd: pidfd) {
-            return ClientIdentity(unidentified: "the program exited before authd could tell which it was")
-        }
-        return ClientIdentity(executable: executable, appID: appID)
+        let reading = Reading(pid: pid, procRoot: procRoot)
+        return reading.finished(pidfd: pidfd, sandboxFiles: reading.needsSandboxFiles ? reading.readSandboxFiles() : nil)
     }
 
-    /// Whether `pidfd` still names a live process whose pid is `pid` (its `/proc/self/fdinfo`
-    /// entry says `Pid:` and the number, or -1 once the process is gone).
-    package static func stillRuns(pid: Int32, pidfd: Int32) -> Bool {
-        guard let info = smallFile("/proc/self/fdinfo/\(pidfd)") else { return false }
-        for line in info.split(separator: "\n") where line.hasPrefix("Pid:") {
-            return Int32(line.dropFirst("Pid:".count).trimmingCharacters(in: .whitespaces)) == pid
+    /// A client's identity in two steps. The first (`init`) reads only the kernel's own files
+    /// (`/proc/<pid>/exe`, `cgroup`) and never blocks: it runs on the socket's event loop for
+    /// every connection. A process whose cgroup claims a Flatpak sandbox then needs a file read
+    /// inside its own root (`/.flatpak-info`), which the process controls: a FIFO or a FUSE file
+    /// there could block the reader forever, so that read (`readSandboxFiles`) runs off the
+    /// event loop, with a time limit. `finished` puts the parts together.
+    package struct Reading: Sendable {
+        let pid: Int32
+        let entry: String
+        /// The executable path, or why it could not be read.
+        let executable: Result<String, Unidentified>
+        /// Whether the file at that path here is the file the process runs.
+        let pathNamesTheProgram: Bool
+        /// The sandbox the cgroup claims, if any.
+        let claim: (kind: SandboxIdentity.Kind, id: String)?
+
+        struct Unidentified: Error { let reason: String }
+
+        /// The first step: nothing here can block.
+        package init(pid: Int32, procRoot: String = "/proc") {
+            self.pid = pid
+            entry = "\(procRoot)/\(pid)"
+            if let target = ClientIdentity.symbolicLinkTarget("\(entry)/exe") {
+                // A binary replaced while running shows as "path (deleted)".
+                let path = target.hasSuffix(" (deleted)") ? String(target.dropLast(" (deleted)".count)) : target
+                executable = .success(path)
+                pathNamesTheProgram = ClientIdentity.sameFile("\(entry)/exe", path)
+            } else {
+                let reason = errno == ENOENT || errno == ESRCH ? "the program exited before authd could tell which it was"
+                    : "authd may not read /proc/\(pid)/exe (\(String(cString: strerror(errno))))"
+                executable = .failure(Unidentified(reason: reason))
+                pathNamesTheProgram = false
+            }
+            claim = SandboxIdentity.claim(inCgroup: ClientIdentity.smallFile("\(entry)/cgroup") ?? "")
         }
-        return false
+
+        /// Whether `readSandboxFiles` must run before `finished`.
+        package var needsSandboxFiles: Bool {
+            if case .success = executable, claim?.kind == .flatpak { return true }
+            return false
+        }
+
+        /// The second step, which may block: the Flatpak app id from the sandbox's own
+        /// `/.flatpak-info`, or nil when there is none (then the claim counts for nothing).
+        package func readSandboxFiles() -> String? {
+            guard let info = ClientIdentity.smallFile("\(entry)/root/.flatpak-info", untrusted: true) else { return nil }
+            return SandboxIdentity.flatpakAppID(fromInfo: info)
+        }
+
+        /// The identity, given what `readSandboxFiles` found (nil when it was not needed, failed
+        /// or took too long). With `pidfd`, the reads are checked to belong to the process that
+        /// connected: the pidfd must still name a live process with this pid afterwards, or a
+        /// client that exited (its pid free for another program) is unidentified.
+        package func finished(pidfd: Int32?, sandboxFiles flatpakAppID: String?) -> ClientIdentity {
+            let path: String
+            switch executable {
+            case .failure(let unidentified): return ClientIdentity(unidentified: unidentified.reason)
+            case .success(let found): path = found
+            }
+            var appID: String?
+            switch claim?.kind {
+            case .flatpak?: appID = flatpakAppID
+            case .snap?: appID = SandboxIdentity.snapConfirmed(entry: entry, claim: claim!.id) ? claim!.id : nil
+            case nil: appID = nil
+            }
+            if let pidfd, !ClientIdentity.stillRuns(pidfd: pidfd) {
+                return ClientIdentity(unidentified: "the program exited before authd could tell which it was")
+            }
+            // A sandboxed app is named by its app id; its path is the sandbox's view. Anyone else
+            // is named by a path that must lead, here, to the very file it runs: a program can
+            // make any path show in its /proc/<pid>/exe by bind-mounting itself there in a mount
+            // namespace of its own, or be a binary replaced on disk since it started.
+            guard appID != nil || pathNamesTheProgram else {
+                return ClientIdentity(unidentified: "\(path) is not the file this program runs (replaced since it started, or seen through a mount namespace of its own); restart it")
+            }
+            return ClientIdentity(executable: path, appID: appID)
+        }
+    }
+
+    /// Whether `a` and `b` lead to the same file (device and inode), both followed.
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var first = stat(), second = stat()
+        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
+        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+
+    /// Whether the process `pidfd` refers to still runs. The pidfd came with the connection
+    /// (`SO_PEERPIDFD`), so while that process runs its pid names nobody else: what was read
+    /// under the pid before this check was read from it. One system call (a signal 0).
+    package static func stillRuns(pidfd: Int32) -> Bool {
+        authd_pidfd_alive(pidfd) == 1
     }
 
     /// The target of symbolic link `path`, or nil (with `errno` set) when it cannot be read whole.
-    private static func symbolicLinkTarget(_ path: String) -> String? {
+    static func symbolicLinkTarget(_ path: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
         let count = readlink(path, &buffer, buffer.count)
         // A target that fills the buffer may have been cut short: unknown rather than wrong.
@@ -96,11 +162,18 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
         return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The text of a small file (a `/proc` file of at most 64 KiB), or nil when it cannot be read.
-    static func smallFile(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    /// The text of a small file (at most 64 KiB), or nil when it cannot be read. An `untrusted`
+    /// file (one inside a client's own root) is opened without following a last symbolic link or
+    /// waiting for a FIFO's writer, and read only if it is a regular file.
+    static func smallFile(_ path: String, untrusted: Bool = false) -> String? {
+        let flags = O_RDONLY | O_CLOEXEC | (untrusted ? O_NONBLOCK | O_NOFOLLOW | O_NOCTTY : 0)
+        let fd = open(path, flags)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
+        if untrusted {
+            var info = stat()
+            guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while bytes.count < 65536 {

@@ -12,20 +12,14 @@ import Glibc
 /// process cannot choose. Without those marks the process is an ordinary program, named by its
 /// executable.
 enum SandboxIdentity {
-    enum Kind: Equatable { case flatpak, snap }
+    enum Kind: Equatable, Sendable { case flatpak, snap }
 
-    /// The verified app id of the process whose `/proc` entry is `entry`, or nil.
-    static func appID(entry: String, cgroup: String) -> String? {
-        guard let claim = claim(inCgroup: cgroup) else { return nil }
-        switch claim.kind {
-        case .flatpak:
-            guard let info = ClientIdentity.smallFile("\(entry)/root/.flatpak-info") else { return nil }
-            return flatpakAppID(fromInfo: info)
-        case .snap:
-            let label = ClientIdentity.smallFile("\(entry)/attr/apparmor/current") ?? ClientIdentity.smallFile("\(entry)/attr/current") ?? ""
-            let snap = claim.id.dropFirst("snap.".count)
-            return label.hasPrefix("snap.\(snap).") && !label.contains("(unconfined)") ? claim.id : nil
-        }
+    /// Whether snapd's AppArmor profile confines the process whose `/proc` entry is `entry` as
+    /// the snap `claim` (`snap.<name>`). Both files are the kernel's: reading them cannot block.
+    static func snapConfirmed(entry: String, claim: String) -> Bool {
+        let label = ClientIdentity.smallFile("\(entry)/attr/apparmor/current") ?? ClientIdentity.smallFile("\(entry)/attr/current") ?? ""
+        let snap = claim.dropFirst("snap.".count)
+        return label.hasPrefix("snap.\(snap).") && !label.contains("(unconfined)")
     }
 
     /// The app id in a `.flatpak-info` file: `name=` in its `[Application]` group (or, for a

@@ -70,44 +70,57 @@ public final class UnixSocketServer: Service, Sendable {
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)
             }
-            return Self.peerCredentials(of: channel).and(Self.peerPidfd(of: channel)).flatMapThrowing { peer, pidfd in
-                defer { if let pidfd { close(pidfd) } }
-                guard peer.uid == ownUID else {
-                    logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
-                    try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.refusal(uid: peer.uid)))
-                    return
-                }
-                // Read at once, with the pidfd telling whether the pid still names the client.
-                let client = ClientIdentity.of(pid: peer.pid, pidfd: pidfd)
-                // Counted here; released when the connection's task ends, or when it closes without one.
-                switch slots.take(for: client.quotaKey) {
-                case .taken:
-                    break
-                case .allTaken:
-                    logger.warning("refused connection: too many connections", metadata: ["client.pid": "\(peer.pid)", "connections.max": "\(maxConnections)"])
-                    try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.busy(limit: maxConnections)))
-                    return
-                case .clientsShareTaken:
-                    logger.warning("refused connection: the client has too many connections",
-                                   metadata: ["client.pid": "\(peer.pid)", "client.app": "\(client)", "connections.max_per_client": "\(limits.maxConnectionsPerClient)"])
-                    try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.busyForClient(limit: limits.maxConnectionsPerClient)))
-                    return
-                }
-                let id = connectionIDs.next()
-                do {
-                    try Self.startServing(channel, peer: peer, client: client, id: id, limits: limits, notices: notices, handler: handler, logger: logger) { served in
-                        claims.yield(served)
-                    } closedUnclaimed: { outbox in
-                        outbox.finish()
-                        slots.release(for: client.quotaKey)
-                        logger.debug("connection closed", metadata: ["connection.id": "\(id)"])
-                    }
-                } catch {
-                    slots.release(for: client.quotaKey)
+            // The pidfd first, so that it is closed whatever happens next.
+            return Self.peerPidfd(of: channel).flatMap { pidfd in
+                Self.peerCredentials(of: channel).map { ($0, pidfd) }.flatMapErrorThrowing { error in
+                    if case .fd(let descriptor) = pidfd { close(descriptor) }
                     throw error
                 }
-                live.add(channel, id: id)
+            }.flatMap { peer, pidfd in
+                guard peer.uid == ownUID else {
+                    if case .fd(let descriptor) = pidfd { close(descriptor) }
+                    logger.warning("refused connection from another user", metadata: ["client.pid": "\(peer.pid)", "client.uid": "\(peer.uid)"])
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.refusal(uid: peer.uid)))
+                    }
+                }
+                return SandboxFileReader.identify(pid: peer.pid, pidfd: pidfd, on: channel.eventLoop).flatMapThrowing { client in
+                    try admit(channel, peer: peer, client: client)
+                }
             }
+        }
+        /// Takes a slot for an identified connection and starts serving it, or refuses it.
+        @Sendable func admit(_ channel: Channel, peer: PeerCredentials, client: ClientIdentity) throws {
+            // Counted here; given back once, when the connection closes, with a task or without.
+            switch slots.take(for: client.quotaKey) {
+            case .taken:
+                break
+            case .allTaken:
+                logger.warning("refused connection: too many connections", metadata: ["client.pid": "\(peer.pid)", "connections.max": "\(maxConnections)"])
+                try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.busy(limit: maxConnections)))
+                return
+            case .clientsShareTaken:
+                logger.warning("refused connection: the client has too many connections",
+                               metadata: ["client.pid": "\(peer.pid)", "client.app": "\(client)", "connections.max_per_client": "\(limits.maxConnectionsPerClient)"])
+                try channel.pipeline.syncOperations.addHandler(RefusalWriter(line: ConnectionNotice.busyForClient(limit: limits.maxConnectionsPerClient)))
+                return
+            }
+            let slot = SlotHold { slots.release(for: client.quotaKey) }
+            let id = connectionIDs.next()
+            do {
+                try Self.startServing(channel, peer: peer, client: client, id: id, slot: slot, limits: limits, notices: notices,
+                                      handler: handler, logger: logger) { served in
+                    claims.yield(served)
+                } closedUnclaimed: { outbox in
+                    outbox.finish()
+                    slot.release()
+                    logger.debug("connection closed", metadata: ["connection.id": "\(id)"])
+                }
+            } catch {
+                slot.release()
+                throw error
+            }
+            live.add(channel, id: id)
         }
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -154,7 +167,7 @@ public final class UnixSocketServer: Service, Sendable {
     /// `InboundHold` for everything else. The hold calls `claim` when it first keeps something,
     /// for the connection's task to take over (`serve`), or `closedUnclaimed` when the connection
     /// ends without ever needing one.
-    private static func startServing(_ channel: Channel, peer: PeerCredentials, client: ClientIdentity, id: UInt64, limits: ConnectionLimits,
+    private static func startServing(_ channel: Channel, peer: PeerCredentials, client: ClientIdentity, id: UInt64, slot: SlotHold, limits: ConnectionLimits,
                                      notices: ConnectionNotice.Prepared, handler: any SocketRequestHandler, logger: Logger,
                                      claim: @escaping (ServedConnection) -> Void,
                                      closedUnclaimed: @escaping (Outbox) -> Void) throws {
@@ -177,7 +190,7 @@ public final class UnixSocketServer: Service, Sendable {
                     logger.debug("closing an idle connection", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
                 })
         }
-        let served = ServedConnection(channel: channel, context: context, items: items)
+        let served = ServedConnection(channel: channel, context: context, items: items, slot: slot)
         try pipeline.addHandler(InboundHold(claim: { claim(served) }, closedUnclaimed: { closedUnclaimed(outbox) }), name: linesHoldName)
         logger.debug("connection opened", metadata: ["client.pid": "\(peer.pid)", "client.app": "\(client)", "connection.id": "\(id)"])
         // Bytes the first hold kept go through the decoder now.
@@ -188,7 +201,7 @@ public final class UnixSocketServer: Service, Sendable {
     /// The task of a connection that needed one: wraps the channel for async use, hands held and
     /// later lines to the handler, writes the outbox in order, and ends with the connection.
     private func serve(_ served: ServedConnection) async {
-        defer { slots.release(for: served.context.client.quotaKey) }
+        defer { served.slot.release() }
         let limits = self.limits
         let logger = self.logger
         let rawChannel = served.channel
@@ -270,12 +283,15 @@ public final class UnixSocketServer: Service, Sendable {
     private static let linesHoldName = "authd.inbound-hold.lines"
 
     /// `SO_PEERPIDFD` (Linux 6.5+): a pidfd of the connected process, which tells whether the pid
-    /// still names it after its `/proc` entry was read. Nil on older kernels.
-    private static func peerPidfd(of channel: Channel) -> EventLoopFuture<Int32?> {
-        guard let provider = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(nil) }
+    /// still names it after its `/proc` entry was read. Only ENOPROTOOPT means the kernel has no
+    /// such option; any other failure (the process already exited) leaves the client unidentified.
+    private static func peerPidfd(of channel: Channel) -> EventLoopFuture<PeerPidfd> {
+        guard let provider = channel as? SocketOptionProvider else { return channel.eventLoop.makeSucceededFuture(.unsupported) }
         let future: EventLoopFuture<Int32> = provider.unsafeGetSocketOption(level: NIOBSDSocket.OptionLevel(rawValue: SOL_SOCKET),
                                                                           name: NIOBSDSocket.Option(rawValue: 77 /* SO_PEERPIDFD */))
-        return future.map { fd in fd >= 0 ? fd : nil }.recover { _ in nil }
+        return future.map { fd in fd >= 0 ? .fd(fd) : .failed }.recover { error in
+            (error as? IOError)?.errnoCode == ENOPROTOOPT ? .unsupported : .failed
+        }
     }
 
     private static func peerCredentials(of channel: Channel) -> EventLoopFuture<PeerCredentials> {
@@ -294,6 +310,22 @@ struct ServedConnection: Sendable {
     let channel: any Channel
     let context: ConnectionContext
     let items: AsyncStream<Outbox.Item>
+    /// The connection's slot, given back when it ends.
+    let slot: SlotHold
+}
+
+/// A connection's slot, given back exactly once whichever way the connection ends (its task,
+/// closing without one, or failing while being set up).
+final class SlotHold: Sendable {
+    private let held = Atomic<Bool>(true)
+    private let giveBack: @Sendable () -> Void
+
+    init(giveBack: @escaping @Sendable () -> Void) { self.giveBack = giveBack }
+
+    /// Gives the slot back, the first time only.
+    func release() {
+        if held.exchange(false, ordering: .acquiringAndReleasing) { giveBack() }
+    }
 }
 
 /// A channel that reports no peer credentials.

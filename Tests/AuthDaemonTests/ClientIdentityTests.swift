@@ -51,11 +51,38 @@ import Testing
 
     @Test func aScopeNamedLikeAFlatpakWithoutTheSandboxIsAnOrdinaryProgram() throws {
         // `systemd-run --user --scope --unit=app-flatpak-org.gnome.Maps-81234 ./impostor`
-        let (root, cleanup) = try procEntry(exe: "/home/u/impostor", cgroup: Self.flatpakScope)
+        let (root, cleanup) = try procEntry(exe: "/usr/bin/env", cgroup: Self.flatpakScope)
         defer { cleanup() }
         let identity = ClientIdentity.of(pid: 4242, procRoot: root.path)
         #expect(identity.appID == nil)
-        #expect(identity.app == "/home/u/impostor")
+        #expect(identity.app == "/usr/bin/env")
+    }
+
+    /// The path in /proc/<pid>/exe is the program's own view: it must lead, in authd's view, to
+    /// the very file the program runs, or the program is unidentified (a binary replaced since it
+    /// started, or a path bind-mounted over in a mount namespace of the program's own).
+    @Test func aPathThatDoesNotLeadToTheRunningFileIsNotAName() throws {
+        let (root, cleanup) = try procEntry(exe: "/nonexistent/authctl-full", cgroup: "0::/user.slice/session-2.scope\n")
+        defer { cleanup() }
+        let identity = ClientIdentity.of(pid: 4242, procRoot: root.path)
+        #expect(!identity.isIdentified)
+        #expect(identity.unidentified?.contains("is not the file this program runs") == true, "\(identity)")
+    }
+
+    /// A file inside a client's root is the client's to make: a FIFO there (or anything but a
+    /// regular file) is not read, and reading it does not wait for a writer.
+    @Test func aFlatpakInfoThatIsAFIFOIsNotWaitedFor() throws {
+        let (root, cleanup) = try procEntry(exe: "/app/bin/x", cgroup: Self.flatpakScope)
+        defer { cleanup() }
+        let sandboxRoot = root.appendingPathComponent("4242/root")
+        try FileManager.default.createDirectory(at: sandboxRoot, withIntermediateDirectories: true)
+        #expect(mkfifo(sandboxRoot.appendingPathComponent(".flatpak-info").path, 0o600) == 0)
+        let started = Date()
+        let reading = ClientIdentity.Reading(pid: 4242, procRoot: root.path)
+        #expect(reading.needsSandboxFiles)
+        #expect(reading.readSandboxFiles() == nil)
+        #expect(Date().timeIntervalSince(started) < 2)
+        #expect(!reading.finished(pidfd: nil, sandboxFiles: nil).isIdentified)
     }
 
     @Test func theFlatpakInfoNamesTheAppWhateverTheScopeClaims() throws {
@@ -70,9 +97,10 @@ import Testing
                                                       files: ["attr/apparmor/current": "snap.firefox.firefox (enforce)\n"])
         defer { cleanConfined() }
         #expect(ClientIdentity.of(pid: 4242, procRoot: confined.path).appID == "snap.firefox")
-        let (impostor, cleanImpostor) = try procEntry(exe: "/home/u/impostor", cgroup: scope, files: ["attr/apparmor/current": "unconfined\n"])
+        let (impostor, cleanImpostor) = try procEntry(exe: "/usr/bin/env", cgroup: scope, files: ["attr/apparmor/current": "unconfined\n"])
         defer { cleanImpostor() }
         #expect(ClientIdentity.of(pid: 4242, procRoot: impostor.path).appID == nil)
+        #expect(ClientIdentity.of(pid: 4242, procRoot: impostor.path).app == "/usr/bin/env")
     }
 
     @Test func theExecutableComesFromProcAndAGoneProcessIsUnidentified() throws {
@@ -121,13 +149,12 @@ import Testing
             return
         }
         defer { close(pidfd) }
-        #expect(ClientIdentity.stillRuns(pid: pid, pidfd: pidfd))
+        #expect(ClientIdentity.stillRuns(pidfd: pidfd))
         #expect(ClientIdentity.of(pid: pid, pidfd: pidfd).isIdentified)
-        #expect(!ClientIdentity.stillRuns(pid: pid + 1, pidfd: pidfd))
         kill(pid, SIGKILL)
         var status: Int32 = 0
         waitpid(pid, &status, 0)
-        #expect(!ClientIdentity.stillRuns(pid: pid, pidfd: pidfd))
+        #expect(!ClientIdentity.stillRuns(pidfd: pidfd))
         #expect(!ClientIdentity.of(pid: pid, pidfd: pidfd).isIdentified)
     }
 }

@@ -60,4 +60,29 @@ import Testing
         // A request waiting for the user's decision does not hold up a stop.
         #expect(result.stdout.contains("stopped: yes"), "\(result.stdout)")
     }
+
+    /// A program can make any path show in its /proc/<pid>/exe by bind-mounting itself there in a
+    /// mount namespace of its own (unprivileged, in a user namespace): here Python shown as the
+    /// authctl-full installed with authd, asking to allow itself. authd compares the file behind
+    /// the path with the file the program runs, and refuses it as the user's tool.
+    @Test(.enabled(if: getuid() == 0, "needs unshare with mount namespaces"))
+    func aProgramBindMountedOverAuthctlsPathIsNotAuthctl() async throws {
+        try await Stack.running("impersonation", lifetime: 3600) { stack in
+            try stack.startDaemon(extra: ["--access", "ask"])
+            let client = """
+                import socket, sys
+                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10)
+                s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"apps.decide","params":{"app":"/tmp/evil","decision":"allow"}}\\n')
+                print(s.recv(65536).decode().strip())
+                """
+            let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+            let result = try runCommand("/usr/bin/unshare", ["-rm", "/bin/sh", "-c", #"mount --bind "$1" "$2" && exec "$2" -c "$3" "$4""#, "impostor",
+                                                            python, Binaries.path("authctl-full"), client, stack.socketPath],
+                                        environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
+            #expect(result.stdout.contains(#""reason":"access_denied""#), "\(result.stdout) \(result.stderr)")
+            #expect(!result.stdout.contains(#""access":"allowed""#))
+            // The real authctl still decides.
+            #expect(try stack.authctl(["apps", "deny", "/tmp/evil"]).status == 0)
+        }
+    }
 }
