@@ -31,7 +31,7 @@ public struct RefreshBudget: Sendable, Equatable {
 
     /// When the next refresh may start: `now` if one may start at once.
     public func nextAllowed(now: Date) -> Date {
-        let inWindow = starts.filter { $0 > now.addingTimeInterval(-window) }
+        let inWindow = starts.map { min($0, now) }.filter { $0 > now.addingTimeInterval(-window) }
         guard inWindow.count >= limit, let oldest = inWindow.first else { return now }
         return max(now, oldest.addingTimeInterval(window))
     }
@@ -43,6 +43,10 @@ public struct RefreshBudget: Sendable, Equatable {
     }
 
     private mutating func forgetOld(now: Date) {
+        // No refresh started in the future: a start recorded after a clock step and shifted by it
+        // again when the step was noticed (seconds later) counts as starting now, so that a step
+        // holds refreshes back for one window at most, never for the step's length.
+        starts = starts.map { min($0, now) }
         starts.removeAll { $0 <= now.addingTimeInterval(-window) }
     }
 }

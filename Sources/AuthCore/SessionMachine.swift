@@ -30,6 +30,11 @@ public struct SessionMachine: Sendable {
     private var lastFailureAt: Date?
     private var storeFailures = 0
     private var storeRetryInFlight = false
+    /// The writes handed to the store and not yet finished, in order (the store writes one at a
+    /// time, in order): whether each brings in a new session, and for which generation. A
+    /// finished write is matched to its own entry, so a rewrite finishing first can never
+    /// adopt a new session whose own write is still out.
+    private var writes: [(generation: UInt64, adopts: Bool)] = []
     private var storeAgainAfterWrite = false
     private var loadFailures = 0
     private var loadInFlight = false
@@ -103,7 +108,7 @@ public struct SessionMachine: Sendable {
         loadInFlight = false
         pending = (newSession, event)
         phase = .persisting
-        return actions + [.store(newSession, generation: generation)]
+        return actions + [write(newSession, adopting: true)]
     }
 
     /// The token `tokenRequested` answers with at once, without changing anything, whenever it
@@ -227,7 +232,7 @@ public struct SessionMachine: Sendable {
         clearFailures()
         pending = (Session(grant: grant, receivedAt: now), .tokenRefreshed)
         phase = .persisting
-        return [.store(pending!.session, generation: generation)]
+        return [write(pending!.session, adopting: true)]
     }
 
     /// A refresh started in `generation` failed.
@@ -252,17 +257,19 @@ public struct SessionMachine: Sendable {
     /// The store finished writing the session of `generation`; `failure` is nil on success.
     /// A failed write leaves the session served from memory and schedules a retry.
     public mutating func storeFinished(generation: UInt64, failure: StoreFailure?, now: Date, random: Double = 0.5) -> [SessionAction] {
-        guard generation == self.generation else { return [] }
+        guard !writes.isEmpty else { return [] }
+        let finished = writes.removeFirst()
+        guard generation == self.generation, finished.generation == generation else { return [] }
         var actions: [SessionAction] = []
         var adopted: Session?
-        if phase == .persisting, let pending {
+        if finished.adopts, phase == .persisting, let pending {
             self.pending = nil
             session = pending.session
             adopted = pending.session
             phase = .signedIn
             nextRefreshAt = policy.refreshDeadline(for: pending.session, random: random)
             actions.append(.emit(pending.event))
-        } else if storeRetryInFlight {
+        } else if !finished.adopts, storeRetryInFlight {
             storeRetryInFlight = false
         } else {
             return []
@@ -348,12 +355,14 @@ public struct SessionMachine: Sendable {
         if let retryAt = storeRetryAt, now >= retryAt {
             storeRetryAt = nil
             storeRetryInFlight = true
-            actions.append(.store(session, generation: generation))
+            actions.append(write(session, adopting: false))
         }
         if now >= deadline || !waiting.isEmpty {
             return actions + beginRefresh(now: now)
         }
-        return actions + [.armTimer(min(deadline, storeRetryAt ?? deadline))]
+        // While the breaker holds a refresh back, wake when it has room again, to end that state.
+        let heldUntil = degraded.flatMap { $0.reason == .refreshLimited ? $0.retryAt : nil }
+        return actions + [.armTimer(min(deadline, storeRetryAt ?? deadline, heldUntil ?? deadline))]
     }
 
     /// Records how a keyring write went: the first failure is announced and retries are scheduled
@@ -376,7 +385,7 @@ public struct SessionMachine: Sendable {
         if storeRetryInFlight { storeAgainAfterWrite = true }
         guard phase == .signedIn, let session, !storeRetryInFlight, storeRetryAt == nil else { return [] }
         storeRetryInFlight = true
-        return [.store(session, generation: generation)]
+        return [write(session, adopting: false)]
     }
 
     private mutating func clearStoreRetry() {
@@ -432,6 +441,12 @@ public struct SessionMachine: Sendable {
         }
         waiting.removeAll()
         return answers
+    }
+
+    /// The action that writes `session`, noted in `writes`.
+    private mutating func write(_ session: Session, adopting adopts: Bool) -> SessionAction {
+        writes.append((generation, adopts))
+        return .store(session, generation: generation)
     }
 
     private mutating func answerWaiting(with session: Session) -> [SessionAction] {

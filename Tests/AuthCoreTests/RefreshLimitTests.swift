@@ -123,6 +123,42 @@ import Testing
         #expect(machine.degraded?.reason == .refreshLimited)
     }
 
+    /// The driver notices a step of the wall clock seconds late: refreshes made in between were
+    /// recorded on the new time and are shifted once more. They count as made now, so a step of
+    /// a day holds refreshes back for one window at most.
+    @Test func aClockStepNoticedLateHoldsRefreshesBackForOneWindowAtMost() {
+        var machine = signedIn(lifetime: 3600)
+        let day: TimeInterval = 86_400
+        var now = t0.addingTimeInterval(1 + day) // the clock was set a day forward, not yet noticed
+        for grant in 2...11 {
+            _ = refreshOnce(&machine, id: UInt64(grant), minimum: 3600, now: now, grant: grant, expiresIn: 3600, latency: 0.1)
+            now.addTimeInterval(0.2)
+        }
+        _ = machine.clockJumped(by: day, now: now)
+        let held = machine.tokenRequested(RequestID(40), validFor: 3600, now: now)
+        #expect(!held.contains { if case .refresh = $0 { true } else { false } })
+        let later = now.addingTimeInterval(61)
+        _ = machine.timerFired(now: later)
+        #expect(machine.tokenRequested(RequestID(41), validFor: 3600, now: later).contains { if case .refresh = $0 { true } else { false } })
+    }
+
+    /// A hold whose timer another input re-armed still ends when the window has room.
+    @Test func aHoldEndsWhenTheWindowHasRoomWhateverElseHappened() {
+        var machine = signedIn(lifetime: 3600)
+        var now = t0.addingTimeInterval(1)
+        for grant in 2...11 {
+            _ = refreshOnce(&machine, id: UInt64(grant), minimum: 3600, now: now, grant: grant, expiresIn: 3600, latency: 0.1)
+            now.addTimeInterval(1)
+        }
+        _ = machine.tokenRequested(RequestID(50), validFor: 3600, now: now)
+        let retryAt = try! #require(machine.degraded?.retryAt)
+        // The network changes meanwhile: the machine re-arms its timer, not past the hold.
+        let rearmed = machine.networkChanged(now: now.addingTimeInterval(1))
+        #expect(rearmed.contains(.armTimer(retryAt)), "\(rearmed)")
+        _ = machine.timerFired(now: retryAt)
+        #expect(machine.degraded == nil)
+    }
+
     @Test func aStoredSessionWithAnImpossibleExpiryIsRefreshedAtOnce() {
         for expiresIn in [9.2e18, -5, 1e300, Session.maximumLifetime + 1] as [TimeInterval] {
             var machine = SessionMachine(policy: policy)
