@@ -115,6 +115,13 @@ public actor AppAccessGate {
         }
     }
 
+    /// Whether the user denied `client` the profile, now (a subscription made before the denial
+    /// stops receiving events).
+    public nonisolated func isDenied(_ client: ClientIdentity, profile: String) -> Bool {
+        guard client.isIdentified else { return false }
+        return book.withLock { $0.verdict(for: AppKey(app: client.app, profile: profile), asks: false) == .deny }
+    }
+
     /// Notes that `client` got a token of `profile` (for `apps.list` and status).
     public nonisolated func noteTokenHandedOut(to client: ClientIdentity, profile: String, at now: Date = Date()) {
         guard client.isIdentified else { return }

@@ -14,7 +14,7 @@ enum DaemonMethods {
                                     expiresIn: max(0, Int64(saturating: expiresAt - now.timeIntervalSince1970, rounding: .down)))
     }
 
-    static func table(registry: ProfileRegistry, apps: AppAccessGate, subscriptions: SubscriptionQuota) -> MethodTable {
+    static func table(registry: ProfileRegistry, apps: AppAccessGate) -> MethodTable {
         var table = MethodTable { audience, profile, connection throws(RPCErrorObject) in
             try await admit(connection.client, to: audience, profile: profile, registry: registry, apps: apps)
         }
@@ -70,14 +70,13 @@ enum DaemonMethods {
 
         table.registerStreaming(Methods.Subscribe.self, for: .profileUsers) { parameters, envelope, connection throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
-            guard subscriptions.take(client: connection.client.quotaKey, connection: connection.id) else {
-                throw .application(.busy, "this program holds the most event subscriptions authd gives one program; close unused ones")
-            }
             let outbox = connection.outbox
             connection.activity.markSubscribed()
             await driver.subscribe(connection.id, acknowledge: {
                 if let ack = try? RPCCodec.encodeResult(Methods.Subscribe.Result(), id: envelope.id) { outbox.send(ack) }
             }, send: { message in
+                // Denied since it subscribed: it gets nothing more of the session.
+                guard !apps.isDenied(connection.client, profile: driver.profile) else { return }
                 if let line = try? RPCCodec.encodeNotification(RPCNotification(method: AuthEventMessage.method, params: message)) {
                     outbox.send(line)
                 }

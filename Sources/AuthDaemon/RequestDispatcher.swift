@@ -9,21 +9,16 @@ public struct RequestDispatcher: SocketRequestHandler {
     private let table: MethodTable
     private let registry: ProfileRegistry
     private let apps: AppAccessGate
-    private let subscriptions: SubscriptionQuota
     private let logger: Logger
 
     /// Creates a dispatcher serving the profiles in `registry`, with `apps` deciding which app
-    /// gets tokens (by default every app of the user, as ssh-agent does) and each client holding
-    /// at most `maxSubscriptionsPerClient` event subscriptions.
-    public init(registry: ProfileRegistry, apps: AppAccessGate? = nil, maxSubscriptionsPerClient: Int = ConnectionLimits().maxSubscriptionsPerClient,
-                logger: Logger) {
+    /// gets tokens (by default every app of the user, as ssh-agent does).
+    public init(registry: ProfileRegistry, apps: AppAccessGate? = nil, logger: Logger) {
         self.registry = registry
         self.logger = logger
         let apps = apps ?? AppAccessGate(policies: [:], file: nil, prompt: nil, deciders: [], logger: logger)
         self.apps = apps
-        let subscriptions = SubscriptionQuota(limit: maxSubscriptionsPerClient)
-        self.subscriptions = subscriptions
-        self.table = DaemonMethods.table(registry: registry, apps: apps, subscriptions: subscriptions)
+        self.table = DaemonMethods.table(registry: registry, apps: apps)
     }
 
     /// The method names bound (for tests).
@@ -83,7 +78,6 @@ public struct RequestDispatcher: SocketRequestHandler {
     /// Drops the connection's subscriptions.
     public func connectionClosed(_ connection: ConnectionContext) async {
         for driver in registry.drivers { await driver.unsubscribe(connection.id) }
-        subscriptions.release(connection: connection.id)
     }
 }
 

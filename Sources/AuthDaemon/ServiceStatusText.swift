@@ -20,7 +20,7 @@ public enum ServiceStatusText {
             let what = switch degraded.reason {
             case "offline": "offline"
             case "rate_limited": "rate limited by the server"
-            case "refresh_limited": "holding refreshes back (10 a minute at most)"
+            case "refresh_limited": "holding refreshes back (\(RefreshPolicy().refreshLimit) a minute at most)"
             default: "server error"
             }
             let seconds = max(0, Int(saturating: TimeInterval(degraded.retryAt) - now.timeIntervalSince1970, rounding: .up))

@@ -5,10 +5,10 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// Connections served at once; one more gets a `busy` error and is closed.
     public var maxConnections: Int
     /// Connections served at once for one client (one executable, or one sandboxed app): a
-    /// buggy or hostile app cannot take every slot. At most `maxConnections`.
+    /// buggy app cannot take every slot, subscribed connections (which are never idle-closed)
+    /// included. At most `maxConnections`. Not a bound on a hostile program of the user, which
+    /// can run copies of itself under other names.
     public var maxConnectionsPerClient: Int
-    /// Event subscriptions one client may hold at once.
-    public var maxSubscriptionsPerClient: Int
     /// A connection that sends nothing for this long, has no request in flight and is not
     /// subscribed to events is closed with an `idle_timeout` notice. Nil: never.
     public var idleTimeout: Duration?
@@ -20,12 +20,11 @@ public struct ConnectionLimits: Sendable, Equatable {
 
     /// Creates limits; the defaults suit a desktop (thousands of clients, a minute of silence).
     public init(maxLineLength: Int = 64 * 1024, maxConnections: Int = 4096, maxConnectionsPerClient: Int = 1024,
-                maxSubscriptionsPerClient: Int = 256, idleTimeout: Duration? = .seconds(60),
+                idleTimeout: Duration? = .seconds(60),
                 maxQueuedBytes: Int = 1 << 20, dropGrace: Duration = .seconds(2)) {
         self.maxLineLength = maxLineLength
         self.maxConnections = maxConnections
         self.maxConnectionsPerClient = min(maxConnectionsPerClient, maxConnections)
-        self.maxSubscriptionsPerClient = maxSubscriptionsPerClient
         self.idleTimeout = idleTimeout
         self.maxQueuedBytes = maxQueuedBytes
         self.dropGrace = dropGrace

@@ -123,7 +123,7 @@ struct AuthdCommand: AsyncParsableCommand {
                                  deciders: Self.authctlInstalledWithUs(), logger: logger)
         let (listening, listeningSink) = AsyncStream.makeStream(of: Void.self)
         let limits = ConnectionLimits(maxConnections: maxConnections, idleTimeout: idleTimeout == 0 ? nil : .seconds(idleTimeout))
-        let dispatcher = RequestDispatcher(registry: registry, apps: apps, maxSubscriptionsPerClient: limits.maxSubscriptionsPerClient, logger: logger)
+        let dispatcher = RequestDispatcher(registry: registry, apps: apps, logger: logger)
         let server = UnixSocketServer(path: socketPath, handler: dispatcher, logger: logger,
                                       limits: limits, inheritedDescriptor: activated?.descriptor) {
             listeningSink.yield()

@@ -23,8 +23,7 @@ struct DaemonHarness: Sendable {
         let logger = Logger(label: "authd-test")
         let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: api,
                                    policy: RefreshPolicy(jitterFraction: 0), logger: logger)
-        let dispatcher = RequestDispatcher(registry: ProfileRegistry(drivers: [driver], defaultProfile: "default"),
-                                           maxSubscriptionsPerClient: limits.maxSubscriptionsPerClient, logger: logger)
+        let dispatcher = RequestDispatcher(registry: ProfileRegistry(drivers: [driver], defaultProfile: "default"), logger: logger)
         let server = UnixSocketServer(path: path, handler: dispatcher, logger: logger, limits: limits)
         let harness = DaemonHarness(socketPath: path, api: api, store: store, dispatcher: dispatcher)
         // Stopped the way SIGTERM stops authd: graceful shutdown of a ServiceGroup.

@@ -138,6 +138,30 @@ struct AppGateTests {
         }
     }
 
+    /// Denying an app that subscribed while it was allowed stops its events at once.
+    @Test func aDeniedAppsSubscriptionGetsNothingMore() async throws {
+        try await Stack.running("deny-events", lifetime: 3600) { stack in
+            try stack.startSignedIn(email: "events@example.com", password: "events-password",
+                                    daemonArguments: ["--access", "ask", "--approval-timeout", "60"])
+            let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+            #expect(try stack.authctl(["apps", "allow", python]).status == 0)
+            let subscriber = try Spawned(python, ["-c", Self.client, stack.socketPath,
+                                                  try stack.file("subscribe-request", contents: Self.lines([(Methods.Subscribe.name, "{}")])), "30"],
+                                         environment: stack.environment, in: stack.directory, name: "subscriber")
+            defer { subscriber.stop() }
+            #expect(subscriber.waitForOutput { $0.contains("INITIAL_SESSION") }, "\(subscriber.stdout)")
+            #expect(try stack.authctl(["user", "update", "--data", "step=one"]).status == 0)
+            #expect(subscriber.waitForOutput { $0.contains("USER_UPDATED") }, "events reach the allowed app: \(subscriber.stdout)")
+
+            #expect(try stack.authctl(["apps", "deny", python]).status == 0)
+            #expect(try stack.authctl(["user", "update", "--data", "step=two"]).status == 0)
+            #expect(try stack.authctl(["logout"]).status == 0)
+            usleep(1_500_000)
+            #expect(subscriber.stdout.components(separatedBy: "USER_UPDATED").count == 2, "\(subscriber.stdout)")
+            #expect(!subscriber.stdout.contains("SIGNED_OUT"), "\(subscriber.stdout)")
+        }
+    }
+
     /// Requests the development server answered, by method and path.
     private func requests(_ stack: Stack) throws -> [String: Int] {
         try stack.devStats()["requests"] as? [String: Int] ?? [:]
