@@ -215,7 +215,7 @@ public struct GoTrueClient: GoTrueAPI {
     /// default and a project can choose up to a week; a year leaves room for any real setting
     /// while keeping every date and duration computed from it small enough never to overflow.
     /// The lifetime is stored with the session, so an unchecked one would break every later start.
-    public static let acceptedLifetimes = 1...31_536_000
+    public static let acceptedLifetimes = 1...Int(Session.maximumLifetime)
 
     private func decodeGrant(_ data: Data) throws(ServerFailure) -> SessionGrant {
         let wire: WireSession

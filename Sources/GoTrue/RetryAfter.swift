@@ -1,3 +1,4 @@
+import AuthCore
 import Foundation
 
 /// A server's `Retry-After`, made safe to compute with before it reaches the session's backoff.
@@ -9,7 +10,7 @@ import Foundation
 enum RetryAfter {
     /// The longest wait a server can impose: an hour. Asking for more (a server that means
     /// "never") still leaves authd retrying hourly, which a rate limit lifts long before.
-    static let maxSeconds: TimeInterval = 3600
+    static let maxSeconds: TimeInterval = RefreshPolicy.retryAfterCap
 
     /// Seconds to wait, or nil when `value` is absent or not a delay. A date is measured from the
     /// answer's own `Date` (`serverDate`), so that a skewed local clock does not stretch it, or

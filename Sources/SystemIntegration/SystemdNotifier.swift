@@ -15,7 +15,10 @@ public struct SystemdNotifier: ServiceNotifier {
     public init() {
         isListening = !(ProcessInfo.processInfo.environment["NOTIFY_SOCKET"] ?? "").isEmpty
         var microseconds: UInt64 = 0
-        watchdogInterval = sd_watchdog_enabled(0, &microseconds) > 0 ? .microseconds(Int64(microseconds)) : nil
+        // WATCHDOG_USEC is whatever the environment says: a value past Int64 (or past a day, far
+        // beyond any watchdog a service manager sets) means no usable watchdog, not a trap.
+        let enabled = sd_watchdog_enabled(0, &microseconds) > 0
+        watchdogInterval = enabled && microseconds <= 86_400_000_000 ? .microseconds(Int64(microseconds)) : nil
     }
 
     /// Sends `assignments`; failures are ignored, as sd_notify's callers are meant to.

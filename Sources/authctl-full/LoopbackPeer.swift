@@ -7,19 +7,55 @@ import Glibc
 /// (`/proc/net/tcp`, and `tcp6` for IPv4-mapped sockets): the connecting socket is listed with its
 /// owner's uid, its local port being our peer's port and its remote port ours.
 enum LoopbackPeer {
-    /// The uid owning the socket that connected to `serverPort` through `connection`; nil when
-    /// the tables do not show it.
+    /// The uid owning the socket at the other end of `connection` (accepted on our loopback
+    /// listener); nil when the tables do not show it.
     static func uid(of connection: Int32, serverPort: UInt16) -> uid_t? {
+        guard let client = address(of: connection, peer: true), let server = address(of: connection, peer: false) else { return nil }
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = procFile(table) else { continue }
+            if let uid = uid(in: text, local: client, remote: server) { return uid }
+        }
+        return nil
+    }
+
+    /// An IPv4 endpoint as `/proc/net/tcp` writes it: the address's four bytes as one 32-bit
+    /// number in the machine's byte order, in hex, and the port.
+    struct Endpoint: Equatable {
+        let address: String
+        let port: UInt16
+    }
+
+    private static func address(of connection: Int32, peer: Bool) -> Endpoint? {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(connection, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { peer ? getpeername(connection, $0, &length) : getsockname(connection, $0, &length) }
         }
         guard named == 0, address.sin_family == sa_family_t(AF_INET) else { return nil }
-        let peerPort = UInt16(bigEndian: address.sin_port)
-        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = procFile(table) else { continue }
-            if let uid = uid(in: text, localPort: peerPort, remotePort: serverPort) { return uid }
+        return Endpoint(address: hex(address.sin_addr.s_addr), port: UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    /// The uid column of the line of `table` (the text of `/proc/net/tcp` or `tcp6`) for the
+    /// socket whose local end is `local` and remote end `remote`: the whole four-tuple, so that
+    /// no other socket can vouch for this connection. In `tcp6` an IPv4 socket of a dual-stack
+    /// client shows as the IPv4-mapped address.
+    static func uid(in table: String, local: Endpoint, remote: Endpoint) -> uid_t? {
+        let mapped = "0000000000000000FFFF0000"
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 7 else { continue }
+            func matches(_ field: Substring, _ endpoint: Endpoint) -> Bool {
+                let parts = field.split(separator: ":")
+                guard parts.count == 2, UInt16(parts[1], radix: 16) == endpoint.port else { return false }
+                let address = parts[0].uppercased()
+                return address == endpoint.address || address == mapped + endpoint.address
+            }
+            if matches(fields[1], local), matches(fields[2], remote) { return uid_t(fields[7]) }
         }
         return nil
     }
@@ -40,35 +76,5 @@ enum LoopbackPeer {
             bytes += chunk[..<count]
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// The uid column of the line of `table` (the text of `/proc/net/tcp` or `tcp6`) whose local
-    /// port is `localPort` and remote port `remotePort`, both on a loopback address.
-    static func uid(in table: String, localPort: UInt16, remotePort: UInt16) -> uid_t? {
-        for line in table.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count > 7, let local = endpoint(fields[1]), let remote = endpoint(fields[2]),
-                  local.port == localPort, remote.port == remotePort, local.loopback, remote.loopback else { continue }
-            return uid_t(fields[7])
-        }
-        return nil
-    }
-
-    /// A `/proc/net/tcp` address (`0100007F:1F90`, or 32 hex digits for IPv6): its port, and
-    /// whether it is 127.0.0.0/8 (also as an IPv4-mapped IPv6 address) or ::1.
-    private static func endpoint(_ text: Substring) -> (port: UInt16, loopback: Bool)? {
-        let parts = text.split(separator: ":")
-        guard parts.count == 2, let port = UInt16(parts[1], radix: 16) else { return nil }
-        let host = parts[0].uppercased()
-        switch host.count {
-        case 8:
-            // Four bytes in host (little-endian) order: 127.x.y.z reads as ..7F.
-            return (port, host.hasSuffix("7F"))
-        case 32:
-            let mappedLoopback = host.hasPrefix("0000000000000000FFFF0000") && host.hasSuffix("7F")
-            return (port, mappedLoopback || host == "00000000000000000000000001000000")
-        default:
-            return nil
-        }
     }
 }

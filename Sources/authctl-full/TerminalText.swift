@@ -22,30 +22,32 @@ enum TerminalText {
 
     /// Whether `scalar` is a control character a terminal may act on: C0, DEL or C1.
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || bidiAndSeparators.contains(scalar.value)
     }
 
-    /// Encoded JSON with DEL and the C1 characters written as `\u007f` … `\u009f`. JSON encoders
-    /// escape C0 only, since JSON allows the others raw; the result means the same to a reader
-    /// and shows nothing a terminal acts on. (Those bytes only occur inside strings: everything
-    /// else in JSON is ASCII, and 0xC2 is never a continuation byte in UTF-8.)
+    /// The bidirectional controls (which can make a terminal show text in another order than it
+    /// is, e.g. a path read backwards) and the line and paragraph separators, as the log escaping
+    /// treats them.
+    private static let bidiAndSeparators: Set<UInt32> = [0x061C, 0x200E, 0x200F, 0x2028, 0x2029,
+                                                        0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069]
+
+    /// Encoded JSON with DEL, the C1 characters, the bidirectional controls and the line and
+    /// paragraph separators written as `\uXXXX`. JSON encoders escape C0 only, since JSON allows
+    /// the others raw; the result means the same to a reader and shows nothing a terminal acts
+    /// on. (Those characters only occur inside strings: everything else in JSON is ASCII.)
     static func escapedJSON(_ json: [UInt8]) -> [UInt8] {
-        var result: [UInt8] = []
-        result.reserveCapacity(json.count)
-        var index = 0
-        while index < json.count {
-            let byte = json[index]
-            if byte == 0x7F {
-                result += Array("\\u007f".utf8)
-            } else if byte == 0xC2, index + 1 < json.count, (0x80...0x9F).contains(json[index + 1]) {
-                result += Array("\\u00\(String(json[index + 1], radix: 16))".utf8)
-                index += 1
-            } else {
-                result.append(byte)
+        let text = String(decoding: json, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: isControl) else { return json }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard isControl(scalar), scalar.value >= 0x20 else {
+                result.append(scalar)
+                continue
             }
-            index += 1
+            let hex = String(scalar.value, radix: 16)
+            result.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
         }
-        return result
+        return Array(String(result).utf8)
     }
 
     private static func escape(_ text: String, keepingLineBreaks: Bool) -> String {

@@ -86,6 +86,16 @@ struct RefreshStormTests {
         }
     }
 
+    /// The service manager's numbers too: a WATCHDOG_USEC past Int64 is no usable watchdog.
+    @Test func aWatchdogIntervalPastInt64IsIgnored() async throws {
+        try await Stack.running("watchdog", lifetime: 3600) { stack in
+            stack.daemonEnvironmentOverrides["WATCHDOG_USEC"] = "9223372036854775808"
+            let daemon = try stack.startDaemon()
+            #expect(daemon.process.isRunning)
+            #expect(try stack.authctl(["status"]).status == 4)
+        }
+    }
+
     /// A configuration whose numbers cannot be used is a configuration error (exit 78), never a crash.
     @Test(arguments: ["inf", "nan", "-inf", "1e400", "9223372036854775807", "0", "86401"])
     func aRefreshLeadOutOfRangeInTheConfigurationExits78(_ value: String) async throws {

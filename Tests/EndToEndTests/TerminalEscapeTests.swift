@@ -8,10 +8,11 @@ import Testing
 /// texts in every field authctl prints.
 @Suite struct TerminalEscapeTests {
     /// ESC ] 0 ; … BEL sets the window title; ESC [ 2 J clears the screen; U+009B is CSI in one
-    /// character; then DEL, a carriage return and a line break that would forge a line.
-    static let hostile = "\u{1B}]0;owned\u{07}\u{1B}[2J\u{9B}31m\u{7F}\r\nState:    forged"
+    /// character; then DEL, a carriage return and a line break that would forge a line, and a
+    /// right-to-left override that would show the rest backwards.
+    static let hostile = "\u{1B}]0;owned\u{07}\u{1B}[2J\u{9B}31m\u{7F}\r\nState:    forged\u{202E}gpj.exe"
     /// How authctl shows it.
-    static let shown = #"\x1b]0;owned\x07\x1b[2J\u{9b}31m\x7f\x0d\x0aState:    forged"#
+    static let shown = #"\x1b]0;owned\x07\x1b[2J\u{9b}31m\x7f\x0d\x0aState:    forged\u{202e}gpj.exe"#
 
     @Test func humanOutputAndErrorsShowControlCharactersAsEscapes() async throws {
         try await offPool {
@@ -72,7 +73,7 @@ import Testing
 
     /// The control characters in `text` that are not line breaks, as `U+XXXX`.
     static func rawControls(in text: String) -> [String] {
-        text.unicodeScalars.filter { $0 != "\n" && ($0.value < 0x20 || (0x7F...0x9F).contains($0.value)) }
+        text.unicodeScalars.filter { $0 != "\n" && ($0.value < 0x20 || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value)) }
             .map { "U+" + String($0.value, radix: 16) }
     }
 }
