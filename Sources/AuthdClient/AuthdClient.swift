@@ -77,8 +77,9 @@ public final class AuthdClient: Sendable {
     public func token(minValidity: Int = 0) async throws(AuthdError) -> AccessToken {
         let link = self.link
         let parameters = Methods.Token.Parameters(profile: profile, minValidity: minValidity)
-        // A refresh can take as long as GoTrue's own timeout; give it room before giving up.
-        let result = try await lane.run { () throws(AuthdError) in try link.call(Methods.Token.self, parameters, timeout: 60) }
+        // A refresh can take as long as GoTrue's own timeout, and under a profile that asks, an app
+        // not decided yet waits for the user (two minutes by default): give both room.
+        let result = try await lane.run { () throws(AuthdError) in try link.call(Methods.Token.self, parameters, timeout: 300) }
         return AccessToken(result)
     }
 
@@ -86,7 +87,7 @@ public final class AuthdClient: Sendable {
     public func status() async throws(AuthdError) -> SessionStatus {
         let link = self.link
         let parameters = ProfileParameters(profile: profile)
-        return try await lane.run { () throws(AuthdError) in try link.call(Methods.Status.self, parameters, timeout: 15) }
+        return try await lane.run { () throws(AuthdError) in try link.call(Methods.Status.self, parameters, timeout: 300) }
     }
 
     /// The profile's auth-state events, starting with `.initialSession`, until the task that

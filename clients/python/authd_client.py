@@ -338,13 +338,14 @@ class Client:
 
         Raises NotSignedIn, Offline, DaemonUnavailable, KeyringUnavailable, AccessDenied or Rejected.
         """
-        result = self._call("session.token", self._params(min_validity=min_validity), timeout=60)
+        # Under a profile that asks, an app not decided yet waits for the user (two minutes by default).
+        result = self._call("session.token", self._params(min_validity=min_validity), timeout=300)
         expires = datetime.datetime.fromtimestamp(result["expires_at"], tz=datetime.timezone.utc)
         return Token(result["access_token"], expires)
 
     def status(self) -> dict:
         """The profile's state (no token): ``state``, ``user``, ``expires_at``, ``server``, …"""
-        return self._call("session.status", self._params(), timeout=15)
+        return self._call("session.status", self._params(), timeout=300)
 
     def events(self) -> Iterator[Event]:
         """The profile's events, INITIAL_SESSION first, until the generator is closed.
