@@ -19,7 +19,7 @@ public struct ConnectionLimits: Sendable, Equatable {
     public var dropGrace: Duration
 
     /// Creates limits; the defaults suit a desktop (thousands of clients, a minute of silence).
-    public init(maxLineLength: Int = 64 * 1024, maxConnections: Int = 4096, maxConnectionsPerClient: Int = 1024,
+    public init(maxLineLength: Int = 64 * 1024, maxConnections: Int = 4096, maxConnectionsPerClient: Int = 2048,
                 idleTimeout: Duration? = .seconds(60),
                 maxQueuedBytes: Int = 1 << 20, dropGrace: Duration = .seconds(2)) {
         self.maxLineLength = maxLineLength
