@@ -1,3 +1,4 @@
+import AuthTestSupport
 import AuthSocketServer
 import Foundation
 import Testing
@@ -117,44 +118,46 @@ import Testing
 
     /// With the connecting process's pidfd, a client that exited (its pid free for another
     /// program) is unidentified rather than taken for whatever runs under that pid now.
-    @Test func aPidfdTellsALiveClientFromOneThatExited() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-pidfd-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("s.sock").path
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)) }
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
-        #expect(bound == 0)
-        #expect(listen(listener, 1) == 0)
+    @Test func aPidfdTellsALiveClientFromOneThatExited() async throws {
+        try await offPool {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-pidfd-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("s.sock").path
+            let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(listener) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: Array(path.utf8)) }
+            let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+            #expect(bound == 0)
+            #expect(listen(listener, 1) == 0)
 
-        // posix_spawn and waitpid, not Foundation's Process: the test reaps the child itself.
-        var pid: pid_t = 0
-        let arguments = ["/usr/bin/python3", "-c", "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.recv(1)", path]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        #expect(posix_spawn(&pid, "/usr/bin/python3", nil, nil, &argv, environ) == 0)
-        let connection = accept(listener, nil, nil)
-        defer { close(connection) }
-        var pidfd: Int32 = -1
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(connection, SOL_SOCKET, 77 /* SO_PEERPIDFD */, &pidfd, &length) == 0 else {
-            // Linux before 6.5: nothing to check; authd then reads by pid alone.
+            // posix_spawn and waitpid, not Foundation's Process: the test reaps the child itself.
+            var pid: pid_t = 0
+            let arguments = ["/usr/bin/python3", "-c", "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.recv(1)", path]
+            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            #expect(posix_spawn(&pid, "/usr/bin/python3", nil, nil, &argv, environ) == 0)
+            let connection = accept(listener, nil, nil)
+            defer { close(connection) }
+            var pidfd: Int32 = -1
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            guard getsockopt(connection, SOL_SOCKET, 77 /* SO_PEERPIDFD */, &pidfd, &length) == 0 else {
+                // Linux before 6.5: nothing to check; authd then reads by pid alone.
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+                return
+            }
+            defer { close(pidfd) }
+            #expect(ClientIdentity.stillRuns(pidfd: pidfd))
+            #expect(ClientIdentity.of(pid: pid, pidfd: pidfd).isIdentified)
             kill(pid, SIGKILL)
             var status: Int32 = 0
             waitpid(pid, &status, 0)
-            return
+            #expect(!ClientIdentity.stillRuns(pidfd: pidfd))
+            #expect(!ClientIdentity.of(pid: pid, pidfd: pidfd).isIdentified)
         }
-        defer { close(pidfd) }
-        #expect(ClientIdentity.stillRuns(pidfd: pidfd))
-        #expect(ClientIdentity.of(pid: pid, pidfd: pidfd).isIdentified)
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        #expect(!ClientIdentity.stillRuns(pidfd: pidfd))
-        #expect(!ClientIdentity.of(pid: pid, pidfd: pidfd).isIdentified)
     }
 }

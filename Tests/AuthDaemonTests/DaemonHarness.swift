@@ -52,12 +52,10 @@ struct DaemonHarness: Sendable {
     func raw() throws -> LineConnection { try LineConnection.connect(path: socketPath) }
 }
 
-/// Runs blocking client I/O on a thread of its own. Not on a Dispatch queue: on Linux those share
-/// worker threads with Swift's cooperative pool, which the in-process daemon needs.
+/// Runs blocking client I/O on a thread of its own (`offPool`). Not on a Dispatch queue: on
+/// Linux those share worker threads with Swift's cooperative pool, which the in-process daemon needs.
 func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
+    try await offPool(body)
 }
 
 /// The JSON object of a line.

@@ -153,15 +153,6 @@ struct CommandTimedOut: Error, CustomStringConvertible {
     var description: String { "timed out: \(command)" }
 }
 
-/// Runs a blocking test body on a thread of its own, so that sleeping and waiting for processes
-/// never starves Swift's cooperative pool (which other suites' in-process daemons run on).
-func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.stackSize = 4 << 20
-        thread.start()
-    }
-}
 
 /// The pid a helper wrote to `file` (`echo $! >file`), or nil while there is none.
 func recordedPID(in file: String) -> Int32? {

@@ -8,23 +8,25 @@ import Testing
 /// messages that name the next command no longer show a secret in it.
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct SecretArgumentTests {
-    @Test func secretsGivenAsArgumentsAreRefusedBeforeAnythingIsSent() throws {
-        // No daemon behind the socket: a command that tried to send would exit 3, not 64.
-        var environment = ProcessInfo.processInfo.environment
-        environment["AUTHD_SOCKET"] = FileManager.default.temporaryDirectory.appendingPathComponent("authd-none-\(UUID().uuidString)/s.sock").path
-        let code = try runCommand(Binaries.path("authctl"), ["verify", "--email", "arg@example.com", "not-a-recorded-code"],
-                                  environment: environment, timeout: 30)
-        #expect(code.status == 64, "\(code.stderr)")
-        #expect(code.stderr.contains("/proc/PID/cmdline") && code.stderr.contains("'authctl verify --email arg@example.com'"), "\(code.stderr)")
-        #expect(!code.stderr.contains("not-a-recorded-code"), "the refusal repeats the code")
-        let token = try runCommand(Binaries.path("authctl"), ["login", "--provider", "google", "--id-token-file", "/dev/null",
-                                                              "--access-token", "not-a-recorded-token"], environment: environment, timeout: 30)
-        #expect(token.status == 64, "\(token.stderr)")
-        #expect(token.stderr.contains("--access-token-file"), "\(token.stderr)")
-        #expect(!token.stderr.contains("not-a-recorded-token"))
-        let both = try runCommand(Binaries.path("authctl"), ["login", "--provider", "google", "--id-token-file", "-", "--access-token-file", "-"],
-                                  environment: environment, timeout: 30)
-        #expect(both.status == 64, "\(both.stderr)")
+    @Test func secretsGivenAsArgumentsAreRefusedBeforeAnythingIsSent() async throws {
+        try await offPool {
+            // No daemon behind the socket: a command that tried to send would exit 3, not 64.
+            var environment = ProcessInfo.processInfo.environment
+            environment["AUTHD_SOCKET"] = FileManager.default.temporaryDirectory.appendingPathComponent("authd-none-\(UUID().uuidString)/s.sock").path
+            let code = try runCommand(Binaries.path("authctl"), ["verify", "--email", "arg@example.com", "not-a-recorded-code"],
+                                      environment: environment, timeout: 30)
+            #expect(code.status == 64, "\(code.stderr)")
+            #expect(code.stderr.contains("/proc/PID/cmdline") && code.stderr.contains("'authctl verify --email arg@example.com'"), "\(code.stderr)")
+            #expect(!code.stderr.contains("not-a-recorded-code"), "the refusal repeats the code")
+            let token = try runCommand(Binaries.path("authctl"), ["login", "--provider", "google", "--id-token-file", "/dev/null",
+                                                                  "--access-token", "not-a-recorded-token"], environment: environment, timeout: 30)
+            #expect(token.status == 64, "\(token.stderr)")
+            #expect(token.stderr.contains("--access-token-file"), "\(token.stderr)")
+            #expect(!token.stderr.contains("not-a-recorded-token"))
+            let both = try runCommand(Binaries.path("authctl"), ["login", "--provider", "google", "--id-token-file", "-", "--access-token-file", "-"],
+                                      environment: environment, timeout: 30)
+            #expect(both.status == 64, "\(both.stderr)")
+        }
     }
 
     @Test func codesComeFromStandardInputOrAPromptThatDoesNotEcho() async throws {

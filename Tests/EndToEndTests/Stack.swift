@@ -1,3 +1,4 @@
+import AuthTestSupport
 import AuthdClient
 import AuthProtocol
 import Foundation

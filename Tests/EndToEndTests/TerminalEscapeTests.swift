@@ -1,3 +1,4 @@
+import AuthTestSupport
 import Foundation
 import Testing
 

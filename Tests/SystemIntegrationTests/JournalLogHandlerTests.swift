@@ -1,3 +1,4 @@
+import AuthTestSupport
 import Foundation
 import Logging
 @testable import SystemIntegration
@@ -65,45 +66,47 @@ import Glibc
 
     @Test(.enabled(if: getuid() == 0 && Self.journalTools != nil,
                    "needs root (a private mount namespace) and systemd-journald, systemd-cat, journalctl, unshare"))
-    func theRealJournalMakesOneEntryOfEachLine() throws {
-        let tools = try #require(Self.journalTools)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-journal-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let lines = directory.appendingPathComponent("lines"), entries = directory.appendingPathComponent("entries.json")
-        _ = FileManager.default.createFile(atPath: lines.path, contents: nil)
+    func theRealJournalMakesOneEntryOfEachLine() async throws {
+        try await offPool {
+            let tools = try #require(Self.journalTools)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-journal-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let lines = directory.appendingPathComponent("lines"), entries = directory.appendingPathComponent("entries.json")
+            _ = FileManager.default.createFile(atPath: lines.path, contents: nil)
 
-        // The handler's own log(event:), writing to a file instead of stderr.
-        let output = try FileHandle(forWritingTo: lines)
-        let handler = JournalLogHandler(label: "authd", level: .info, output: output)
-        handler.log(event: Self.event("an app waits for access", ["client.app": "\(Self.hostilePath)", "session.profile": "work"]))
-        handler.log(event: Self.event("last line", [:]))
-        try output.close()
+            // The handler's own log(event:), writing to a file instead of stderr.
+            let output = try FileHandle(forWritingTo: lines)
+            let handler = JournalLogHandler(label: "authd", level: .info, output: output)
+            handler.log(event: Self.event("an app waits for access", ["client.app": "\(Self.hostilePath)", "session.profile": "work"]))
+            handler.log(event: Self.event("last line", [:]))
+            try output.close()
 
-        let tag = "authd-test-\(UUID().uuidString.prefix(8))"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tools.unshare)
-        process.arguments = ["--mount", "--propagation", "private", "/bin/sh", "-c", Self.journalScript, "sh", lines.path, tag, entries.path, "last line"]
-        process.environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "JOURNALD": tools.journald, "CAT": tools.cat, "JOURNALCTL": tools.journalctl]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        process.waitUntilExit()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let journald = (try? String(contentsOf: URL(fileURLWithPath: entries.path + ".journald"), encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 0, "\(stderr) journald: \(journald)")
+            let tag = "authd-test-\(UUID().uuidString.prefix(8))"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tools.unshare)
+            process.arguments = ["--mount", "--propagation", "private", "/bin/sh", "-c", Self.journalScript, "sh", lines.path, tag, entries.path, "last line"]
+            process.environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "JOURNALD": tools.journald, "CAT": tools.cat, "JOURNALCTL": tools.journalctl]
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            process.waitUntilExit()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let journald = (try? String(contentsOf: URL(fileURLWithPath: entries.path + ".journald"), encoding: .utf8)) ?? ""
+            #expect(process.terminationStatus == 0, "\(stderr) journald: \(journald)")
 
-        let text = try String(contentsOf: entries, encoding: .utf8)
-        let found = try text.split(separator: "\n").map { line -> (priority: String, message: String) in
-            let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            // journalctl prints a message that is not valid text as an array of bytes.
-            return (entry["PRIORITY"] as? String ?? "?", entry["MESSAGE"] as? String ?? "(not text: \(entry["MESSAGE"] ?? "none"))")
+            let text = try String(contentsOf: entries, encoding: .utf8)
+            let found = try text.split(separator: "\n").map { line -> (priority: String, message: String) in
+                let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                // journalctl prints a message that is not valid text as an array of bytes.
+                return (entry["PRIORITY"] as? String ?? "?", entry["MESSAGE"] as? String ?? "(not text: \(entry["MESSAGE"] ?? "none"))")
+            }
+            #expect(found.count == 2, "\(found)")
+            #expect(found.allSatisfy { $0.priority == "5" }, "\(found)")
+            #expect(found.first?.message == #"authd: an app waits for access client.app=/tmp/x\nPRIORITY=0\nMESSAGE=forged\n<0>forged too\x00<2>and this\x1b[31mred\u009b2J\u202e session.profile=work"#,
+                    "\(found)")
+            #expect(found.last?.message == "authd: last line")
         }
-        #expect(found.count == 2, "\(found)")
-        #expect(found.allSatisfy { $0.priority == "5" }, "\(found)")
-        #expect(found.first?.message == #"authd: an app waits for access client.app=/tmp/x\nPRIORITY=0\nMESSAGE=forged\n<0>forged too\x00<2>and this\x1b[31mred\u009b2J\u202e session.profile=work"#,
-                "\(found)")
-        #expect(found.last?.message == "authd: last line")
     }
 
     @Test func levelsMapToSyslogPriorities() {
