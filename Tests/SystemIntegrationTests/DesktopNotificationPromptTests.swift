@@ -23,7 +23,7 @@ import Testing
 
     /// The answer of `asking`, or `.stillWaiting` after `timeout` (the question is then
     /// cancelled): a lost answer fails a test instead of hanging it.
-    private func outcome(of asking: Task<AppDecision?, Never>, within timeout: Duration = .seconds(20)) async -> Outcome {
+    private func outcome(of asking: Task<AppDecision?, Never>, within timeout: Duration = .seconds(60)) async -> Outcome {
         await withTaskGroup(of: Outcome.self) { group in
             group.addTask { .answered(await asking.value) }
             group.addTask {
