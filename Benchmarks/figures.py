@@ -146,7 +146,42 @@ def run_all(bench):
 
     log("==> P6: socket-activated cold start to the first token")
     rows.append(p6(bench))
+
+    log("==> installed size: what make install put in place, against the agents' files")
+    rows.append(installed_size(bench))
     return rows
+
+
+def size_text(size):
+    return "%.1f MiB" % (size / (1024 * 1024)) if size >= 1024 * 1024 else "%.0f KiB" % (size / 1024)
+
+
+def files_size(paths):
+    """The bytes of the regular files among `paths` (links and folders count nothing)."""
+    return sum(os.path.getsize(path) for path in paths if os.path.isfile(path) and not os.path.islink(path))
+
+
+def installed_size(bench):
+    """Everything `make install` put into TOOLS/installed (scripts/bench installs there), against
+    ssh-agent's and oidc-agent's executables and the whole oidc-agent-cli package."""
+    root = os.path.join(bench.tools, "installed")
+    total = files_size([os.path.join(folder, name) for folder, _, names in os.walk(root) for name in names])
+    parts = [(name, os.path.getsize(os.path.join(root, where)))
+             for name, where in (("authd", "bin/authd"), ("authctl-full", "libexec/authd/authctl-full"), ("authctl", "bin/authctl"))]
+    baselines, package = [], None
+    for agent in ("ssh-agent", "oidc-agent"):
+        executable = shutil.which(agent)
+        if executable:
+            baselines.append("%s %s" % (agent, size_text(os.path.getsize(os.path.realpath(executable)))))
+    listing = subprocess.run(["dpkg", "-L", "oidc-agent-cli"], capture_output=True, text=True)
+    if listing.returncode == 0:
+        package = files_size(listing.stdout.split("\n"))
+        baselines.append("package oidc-agent-cli (every file) %s" % size_text(package))
+    bench.results["installed"] = {"total_bytes": total, "binaries": dict(parts), "oidc_agent_cli_bytes": package}
+    return row("installed size (`make install`: stripped binaries, units, man pages, completions)",
+               "%s (%s)" % (size_text(total), ", ".join("%s %s" % (name, size_text(size)) for name, size in parts)),
+               "; ".join(baselines) or "not measured", "≤ 15 MiB", total <= 15 * 1024 * 1024,
+               "%.0f× oidc-agent-cli" % (total / package) if package else "")
 
 
 def memory_floors(bench):
