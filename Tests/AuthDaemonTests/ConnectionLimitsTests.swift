@@ -2,6 +2,7 @@ import AuthdClient
 import AuthIPC
 import AuthProtocol
 import AuthSocketServer
+import AuthTestSupport
 import Foundation
 import Testing
 
@@ -16,7 +17,7 @@ import Testing
 
     @Test func oneConnectionPastTheMaximumIsToldBusyAndClosedAndAFreedSlotIsServedAgain() async throws {
         try await DaemonHarness.run(limits: ConnectionLimits(maxConnections: 3)) { daemon in
-            try await blocking {
+            try await offPool {
                 // Connections take their slots on NIO's event loops, not strictly in connect order,
                 // and the harness's readiness probe may hold one for a moment after it closed:
                 // each of the three is retried until it is really served.
@@ -55,7 +56,7 @@ import Testing
 
     @Test func aQuietConnectionIsClosedWithANoticeWhileASubscriberStaysOpen() async throws {
         try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .milliseconds(300))) { daemon in
-            try await blocking {
+            try await offPool {
                 let subscriber = try daemon.raw()
                 subscriber.setReadTimeout(20)
                 try subscriber.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
@@ -95,7 +96,7 @@ import Testing
     @Test func aClientThatDoesNotReadIsDroppedWithAFinalErrorAndNobodyElseWaits() async throws {
         let limits = ConnectionLimits(maxQueuedBytes: 16 * 1024, dropGrace: .seconds(10))
         try await DaemonHarness.run(limits: limits) { daemon in
-            try await blocking {
+            try await offPool {
                 let client = try daemon.connect()
                 _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
 
@@ -122,7 +123,7 @@ import Testing
 
     @Test func aClientThatHalfClosesStillGetsItsAnswersThenTheConnectionEnds() async throws {
         try await DaemonHarness.run { daemon in
-            try await blocking {
+            try await offPool {
                 let raw = try daemon.raw()
                 raw.setReadTimeout(20)
                 try raw.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"session.status\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"hello\"}\n".utf8))

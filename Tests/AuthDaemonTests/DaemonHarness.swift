@@ -45,17 +45,11 @@ struct DaemonHarness: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// A typed client connection (blocking calls are made off the cooperative pool with `blocking`).
+    /// A typed client connection (blocking calls are made off the cooperative pool with `offPool`).
     func connect() throws -> AuthdConnection { try AuthdConnection.connect(socketPath: socketPath) }
 
     /// A raw line connection.
     func raw() throws -> LineConnection { try LineConnection.connect(path: socketPath) }
-}
-
-/// Runs blocking client I/O on a thread of its own (`offPool`). Not on a Dispatch queue: on
-/// Linux those share worker threads with Swift's cooperative pool, which the in-process daemon needs.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await offPool(body)
 }
 
 /// The JSON object of a line.

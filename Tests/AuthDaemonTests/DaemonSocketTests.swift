@@ -34,7 +34,7 @@ import Testing
 
     @Test func signInServeTokensAndSignOut() async throws {
         try await DaemonHarness.run { daemon in
-            try await blocking {
+            try await offPool {
                 let client = try daemon.connect()
                 let hello = try client.call(Methods.Hello.self, .init(client: "test"))
                 #expect(hello.protocolVersion == ProtocolVersion.current)
@@ -83,7 +83,7 @@ import Testing
 
     @Test func malformedLinesGetStandardErrorsAndTheConnectionStaysUsable() async throws {
         try await DaemonHarness.run { daemon in
-            try await blocking {
+            try await offPool {
                 let raw = try daemon.raw()
                 raw.setReadTimeout(20)
                 let lines: [(String, Int)] = [
@@ -111,7 +111,7 @@ import Testing
 
     @Test func anOversizedLineIsRefusedAndClosedWhileOthersKeepWorking() async throws {
         try await DaemonHarness.run { daemon in
-            try await blocking {
+            try await offPool {
                 let raw = try daemon.raw()
                 raw.setReadTimeout(20)
                 try? raw.write(Data(repeating: UInt8(ascii: "x"), count: 70 * 1024))
@@ -127,7 +127,7 @@ import Testing
 
     @Test func subscribersGetASnapshotThenChangesAndNeverATokenOrPassword() async throws {
         try await DaemonHarness.run { daemon in
-            try await blocking {
+            try await offPool {
                 let watcher = try daemon.raw()
                 watcher.setReadTimeout(20)
                 try watcher.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
@@ -158,7 +158,7 @@ import Testing
     @Test func shutdownClosesASubscribersConnection() async throws {
         let kept = Mutex<LineConnection?>(nil)
         try await DaemonHarness.run { daemon in
-            let watcher = try await blocking {
+            let watcher = try await offPool {
                 let watcher = try daemon.raw()
                 watcher.setReadTimeout(20)
                 try watcher.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
@@ -171,7 +171,7 @@ import Testing
         // The harness stopped the daemon as SIGTERM does: the subscriber's connection, which would
         // otherwise stay open for events, must see the end.
         let watcher = try #require(kept.withLock { $0 })
-        #expect(try await blocking { try watcher.readLine() } == nil)
+        #expect(try await offPool { try watcher.readLine() } == nil)
         watcher.close()
     }
 

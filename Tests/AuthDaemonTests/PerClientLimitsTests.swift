@@ -1,5 +1,6 @@
 import AuthIPC
 import AuthSocketServer
+import AuthTestSupport
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ import Testing
 
     @Test func aProgramAtItsShareOfConnectionsIsToldBusyWhileAnotherIsServed() async throws {
         try await DaemonHarness.run(limits: ConnectionLimits(maxConnections: 10, maxConnectionsPerClient: 2)) { daemon in
-            try await blocking {
+            try await offPool {
                 // The harness's readiness probe may hold a slot a moment after it closed: retry.
                 func served() throws -> LineConnection? {
                     for _ in 0..<100 {

@@ -1,5 +1,6 @@
 import AuthdClient
 import AuthProtocol
+import AuthTestSupport
 import Foundation
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
 
     @Test func plainHTTPOffLoopbackIsRefusedWithWhatToUseInstead() async throws {
         try await DaemonHarness.run { daemon in
-            try await blocking {
+            try await offPool {
                 for redirect in ["http://example.com/callback", "HTTP://evil.example:8080/cb", "http://127.0.0.1.evil.example/cb",
                                  "http://localhost.evil.example/cb", "http://[::2]:1/cb", "//127.0.0.1/cb"] {
                     guard case .failure(.rpc(let error)) = try begin(daemon, redirect: redirect) else {
@@ -31,7 +32,7 @@ import Testing
 
     @Test func loopbackAndCustomSchemesAreAccepted() async throws {
         try await DaemonHarness.run { daemon in
-            try await blocking {
+            try await offPool {
                 for redirect in ["http://127.0.0.1:41234/callback", "http://[::1]:41234/callback", "http://localhost:41234/cb", "authd://callback"] {
                     let result = try begin(daemon, redirect: redirect)
                     guard case .success(let begun) = result else { Issue.record("\(redirect): \(result)"); continue }

@@ -24,7 +24,7 @@ import Testing
             let tokens = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
-                        try await blocking {
+                        try await offPool {
                             try daemon.connect().call(Methods.Token.self, .init(minValidity: 1200)).accessToken
                         }
                     }
@@ -41,7 +41,7 @@ import Testing
         let api = FakeGoTrue()
         api.failNextRefreshes(Array(repeating: .unreachable(url: "https://example.test/auth/v1", detail: "connection refused"), count: 50))
         try await DaemonHarness.run(api: api, store: Self.storeDueForRefresh()) { daemon in
-            try await blocking {
+            try await offPool {
                 let client = try daemon.connect()
                 let token = try client.call(Methods.Token.self, .init())
                 #expect(token.accessToken == "access-100")
@@ -59,19 +59,19 @@ import Testing
         let store = InMemorySessionStore()
         store.setFailure(.locked)
         try await DaemonHarness.run(store: store) { daemon in
-            let status = try await blocking {
+            let status = try await offPool {
                 try daemon.connect().call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
             }
             #expect(status.state == "signed_in")
             #expect(status.keyring == "unavailable")
             #expect(daemon.store.stored("default") == nil)
-            #expect(try await blocking { try daemon.connect().call(Methods.Token.self, .init()) }.accessToken == "access-1")
+            #expect(try await offPool { try daemon.connect().call(Methods.Token.self, .init()) }.accessToken == "access-1")
 
             store.setFailure(nil)
             var keyring = "unavailable"
             for _ in 0..<100 where keyring != "ok" {
                 try await Task.sleep(for: .milliseconds(100))
-                keyring = try await blocking { try daemon.connect().call(Methods.Status.self, .init()) }.keyring
+                keyring = try await offPool { try daemon.connect().call(Methods.Status.self, .init()) }.keyring
             }
             #expect(keyring == "ok")
             #expect(daemon.store.stored("default")?.accessToken == "access-1")
@@ -84,13 +84,13 @@ import Testing
         try await DaemonHarness.run(api: api, store: Self.storeDueForRefresh()) { daemon in
             var status = SessionStatus(profile: "", state: "", server: "")
             for _ in 0..<200 {
-                status = try await blocking { try daemon.connect().call(Methods.Status.self, .init()) }
+                status = try await offPool { try daemon.connect().call(Methods.Status.self, .init()) }
                 if status.state == "signed_out" { break }
                 try await Task.sleep(for: .milliseconds(10))
             }
             #expect(status.state == "signed_out")
             #expect(status.signOutReason == "refresh_token_already_used")
-            try await blocking {
+            try await offPool {
                 do {
                     _ = try daemon.connect().call(Methods.Token.self, .init())
                     Issue.record("token after a fatal refresh error")

@@ -1,6 +1,7 @@
 import AuthProtocol
 import AuthSocket
 import AuthSocketServer
+import AuthTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -13,7 +14,7 @@ import Testing
     private static let tokenLine = Data("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"session.token\",\"params\":{}}\n".utf8)
 
     private func signIn(_ daemon: DaemonHarness) async throws {
-        try await blocking {
+        try await offPool {
             let client = try daemon.connect()
             _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
         }
@@ -53,7 +54,7 @@ import Testing
     @Test func slotsComeBackFromConnectionsThatOnlyTookTokens() async throws {
         try await DaemonHarness.run(limits: ConnectionLimits(maxConnections: 2)) { daemon in
             try await signIn(daemon)
-            try await blocking {
+            try await offPool {
                 // Fifteen times the limit, one after another: each must be served.
                 for _ in 0..<30 {
                     let raw = try servedConnectionWithToken(daemon)
@@ -75,7 +76,7 @@ import Testing
     @Test func aHalfCloseAfterTokensEndsTheConnectionOnceTheyAreWritten() async throws {
         try await DaemonHarness.run { daemon in
             try await signIn(daemon)
-            try await blocking {
+            try await offPool {
                 let raw = try daemon.raw()
                 raw.setReadTimeout(20)
                 try raw.write(Self.tokenLine + Self.tokenLine)
@@ -90,7 +91,7 @@ import Testing
     @Test func anotherRequestAfterTokensIsServedOnTheSameConnection() async throws {
         try await DaemonHarness.run { daemon in
             try await signIn(daemon)
-            try await blocking {
+            try await offPool {
                 let raw = try connectionWithToken(daemon)
                 try raw.write(Data("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"hello\"}\n".utf8))
                 let hello = object(try raw.readLine())
@@ -106,12 +107,12 @@ import Testing
         let kept = Mutex<LineConnection?>(nil)
         try await DaemonHarness.run { daemon in
             try await signIn(daemon)
-            let raw = try await blocking { try connectionWithToken(daemon) }
+            let raw = try await offPool { try connectionWithToken(daemon) }
             kept.withLock { $0 = raw }
         }
         // The harness stopped the daemon as SIGTERM does; the open connection must see the end.
         let raw = try #require(kept.withLock { $0 })
-        #expect(try await blocking { try raw.readLine() } == nil)
+        #expect(try await offPool { try raw.readLine() } == nil)
         raw.close()
     }
 }

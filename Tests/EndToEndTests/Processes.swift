@@ -153,6 +153,17 @@ struct CommandTimedOut: Error, CustomStringConvertible {
     var description: String { "timed out: \(command)" }
 }
 
+/// A home folder owned by nobody (uid 65534) inside a new temporary root that everyone may
+/// traverse, for tests that run the daemon and its clients as another user. The caller removes
+/// `root`.
+func nobodysHome(_ name: String) throws -> (root: URL, home: String) {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("authd-\(name)-\(UUID().uuidString.prefix(6))")
+    let home = root.appendingPathComponent("home")
+    try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    chmod(root.path, 0o755)
+    chown(home.path, 65534, 65534)
+    return (root, home.path)
+}
 
 /// The pid a helper wrote to `file` (`echo $! >file`), or nil while there is none.
 func recordedPID(in file: String) -> Int32? {

@@ -117,12 +117,8 @@ struct SocketAccessTests {
     func anotherProcessOfTheSameUserCannotReadTheDaemonsProc() async throws {
         try await offPool {
             // A world-traversable copy of the daemon, run as uid 65534, with a socket directory of its own.
-            let root = FileManager.default.temporaryDirectory.appendingPathComponent("authd-dump-\(UUID().uuidString.prefix(6))")
+            let (root, home) = try nobodysHome("dump")
             defer { try? FileManager.default.removeItem(at: root) }
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("home"), withIntermediateDirectories: true)
-            chmod(root.path, 0o755)
-            chown(root.appendingPathComponent("home").path, 65534, 65534)
-            let home = root.appendingPathComponent("home").path
             let script = """
                 # Copied here, by a process that forks nothing meanwhile: a copy written from the
                 # test process could be held open by a child another test forks (ETXTBSY on exec).

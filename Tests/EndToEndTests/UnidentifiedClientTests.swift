@@ -11,12 +11,8 @@ import Testing
         try await offPool {
             // The daemon and its clients run as uid 65534, without capabilities: a client that made
             // itself non-dumpable cannot have its /proc/<pid>/exe read, as under a hardened kernel.
-            let root = FileManager.default.temporaryDirectory.appendingPathComponent("authd-unidentified-\(UUID().uuidString.prefix(6))")
+            let (root, home) = try nobodysHome("unidentified")
             defer { try? FileManager.default.removeItem(at: root) }
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("home"), withIntermediateDirectories: true)
-            chmod(root.path, 0o755)
-            chown(root.appendingPathComponent("home").path, 65534, 65534)
-            let home = root.appendingPathComponent("home").path
             let client = """
                 import ctypes, json, socket, sys
                 if sys.argv[2] == "hidden":
