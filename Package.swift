@@ -50,17 +50,15 @@ let package = Package(
         // Pure session rules and ports. Foundation only; never reads a clock.
         .target(name: "AuthCore"),
         // The wire contract: JSON-RPC envelope, methods, events, errors.
-        .target(name: "AuthProtocol"),
+        .target(name: "AuthProtocol", dependencies: ["AuthSocket"]),
         // Client side of the Unix-socket transport: paths, framing, blocking POSIX connection.
         // Without Foundation, so that authctl's front can use it and still start like a hello-world.
         .target(name: "AuthSocket"),
-        // AuthSocket plus its errors' texts for Foundation's `localizedDescription`.
-        .target(name: "AuthIPC", dependencies: ["AuthSocket", "AuthProtocol"]),
         // Whether a pidfd's process still runs (glibc's pidfd_send_signal, which Swift cannot see).
         .target(name: "CAuthdPeer"),
         // Server side of the transport on SwiftNIO: listener, line framing, peer credentials.
         .target(name: "AuthSocketServer", dependencies: [
-            "AuthIPC", "CAuthdPeer",
+            "AuthProtocol", "CAuthdPeer",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -86,10 +84,10 @@ let package = Package(
         .target(name: "CAuthdSystem", dependencies: ["CSystemd"]),
         // config.toml: parsing with validation (file and line in every message) and the text edits
         // behind `authctl profile`. Shared by authd and authctl.
-        .target(name: "AuthConfig", dependencies: ["AuthProtocol", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "AuthConfig", dependencies: ["AuthCore", "AuthProtocol", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The daemon's parts, wired to ports only: session driver, method table, supervisor.
         .target(name: "AuthDaemon", dependencies: [
-            "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
+            "AuthCore", "AuthProtocol", "AuthSocketServer",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             // SHA-256 for PKCE challenges and nonces (already built for the development server).
@@ -97,11 +95,11 @@ let package = Package(
         ]),
         // The daemon's ties to the system: wake signals, socket activation, sd_notify, the journal.
         .target(name: "SystemIntegration", dependencies: [
-            "AuthCore", "AuthDaemon", "CAuthdSystem", "CSystemd",
+            "AuthCore", "CAuthdSystem", "CSystemd",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The library desktop apps link.
-        .target(name: "AuthdClient", dependencies: ["AuthProtocol", "AuthIPC"]),
+        .target(name: "AuthdClient", dependencies: ["AuthProtocol"]),
         .executableTarget(name: "authd", dependencies: [
             "AuthConfig", "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemIntegration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -118,10 +116,11 @@ let package = Package(
         // The whole command-line tool, installed in libexec/authd and run by the front; linked the
         // same way, since `authctl status` sits in prompts too.
         .executableTarget(name: "authctl-full", dependencies: [
-            "AuthdClient", "AuthProtocol", "AuthConfig", "AuthIPC",
+            "AuthdClient", "AuthProtocol", "AuthConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
-        // A GoTrue-compatible development server: the embedded default and the e2e tests' server.
+        // A GoTrue-compatible development server: the embedded default and the e2e tests' server. Kept
+        // with the tests: it is no part of the product, and nothing in Sources imports it.
         .target(name: "GoTrueDevServer", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -129,11 +128,11 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             // HTTPS, for the tests of how authd meets certificates.
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
-        ]),
+        ], path: "Tests/GoTrueDevServer"),
         .executableTarget(name: "authd-dev-server", dependencies: [
             "GoTrueDevServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], path: "Tests/authd-dev-server"),
         // Examples/: a desktop-style app built on the client library (tested end to end).
         .executableTarget(name: "authd-example-profile", dependencies: ["AuthdClient"], path: "Examples/swift-profile"),
         // Benchmarks/: the Swift hello-world that `authctl token` is measured against (scripts/bench),
@@ -145,7 +144,7 @@ let package = Package(
         .executableTarget(name: "authd-bench-foundation-floor", path: "Benchmarks/FoundationFloor",
                           swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // Fakes shipped beside the real things.
-        .target(name: "AuthTestSupport", dependencies: ["AuthCore", "AuthIPC", "CSystemd"], path: "Tests/AuthTestSupport"),
+        .target(name: "AuthTestSupport", dependencies: ["AuthCore", "AuthProtocol", "CSystemd"], path: "Tests/AuthTestSupport"),
         // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with
         // -sanitize=fuzzer -DFUZZING); in an ordinary build it replays corpus files.
         .executableTarget(name: "authd-fuzz", dependencies: [
@@ -164,7 +163,7 @@ let package = Package(
         .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [
-            "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthIPC", "AuthSocketServer",
+            "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthSocketServer",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -173,7 +172,7 @@ let package = Package(
         .testTarget(name: "SystemIntegrationTests", dependencies: [
             "SystemIntegration", "AuthTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthIPC", "AuthdClient", "AuthTestSupport", "CSystemd"],
+        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthdClient", "AuthTestSupport", "CSystemd"],
                     exclude: ["Helpers"]),
     ]
 )

@@ -1,3 +1,4 @@
+import AuthCore
 import AuthProtocol
 import Foundation
 import TOMLKit

@@ -1,5 +1,13 @@
 import Foundation
 
+/// Who may take a profile's tokens.
+public enum AppAccessPolicy: String, Codable, Sendable, CaseIterable {
+    /// Every process of the user, as with ssh-agent (the default).
+    case open
+    /// An app's first token request waits until the user allows it (`authctl apps allow`).
+    case ask
+}
+
 /// An app as far as one profile's access is concerned.
 public struct AppKey: Hashable, Sendable, Codable {
     /// The app's name: its Flatpak or Snap id, else its executable path.

@@ -57,13 +57,6 @@ public protocol GoTrueAPI: Sendable {
     func health() async throws(ServerFailure) -> Date?
 }
 
-extension GoTrueAPI {
-    /// `POST /token?grant_type=password` with an email address.
-    public func signIn(email: String, password: String) async throws(ServerFailure) -> SessionGrant {
-        try await signIn(.password(.email(email), password: password))
-    }
-}
-
 /// Which sessions a sign-out ends on the server.
 public enum SignOutScope: String, Sendable, Equatable, Codable, CaseIterable {
     /// Only this session.
@@ -91,4 +84,22 @@ public protocol WakeSignalSource: Sendable {
     /// Calls `deliver` for every signal until the task is cancelled. Returns early, having
     /// logged why, when the source is not available on this machine.
     func run(_ deliver: @escaping @Sendable (WakeSignal) -> Void) async
+}
+
+/// Asks the user whether an app may have a profile's tokens (a desktop notification).
+public protocol ApprovalPrompt: Sendable {
+    /// Shows the question and returns the user's answer, or nil when there is none (dismissed,
+    /// no notification service). Cancellation withdraws the question.
+    func ask(app: String, executable: String, profile: String) async -> AppDecision?
+}
+
+/// The service manager's notification channel (`sd_notify` under systemd), behind a port so the
+/// supervisor can be tested without one.
+public protocol ServiceNotifier: Sendable {
+    /// Sends newline-separated `KEY=value` assignments (`READY=1`, `STATUS=…`, `WATCHDOG=1`, `STOPPING=1`).
+    func notify(_ assignments: String)
+    /// How often the service manager expects `WATCHDOG=1`, or nil when it does not watch.
+    var watchdogInterval: Duration? { get }
+    /// Whether anyone listens; when not, the supervisor does not wake up to compute status lines.
+    var isListening: Bool { get }
 }

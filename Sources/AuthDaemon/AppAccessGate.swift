@@ -5,13 +5,6 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Asks the user whether an app may have a profile's tokens (a desktop notification).
-public protocol ApprovalPrompt: Sendable {
-    /// Shows the question and returns the user's answer, or nil when there is none (dismissed,
-    /// no notification service). Cancellation withdraws the question.
-    func ask(app: String, executable: String, profile: String) async -> AppDecision?
-}
-
 /// Applies each profile's app policy to token requests: lets them through, refuses them, or
 /// holds them until the user decides (with `authctl apps allow|deny` or a notification).
 /// The rules are in `AppAccessBook`; this actor adds the waiting, the remembering and the prompt.

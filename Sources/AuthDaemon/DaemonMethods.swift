@@ -86,8 +86,8 @@ enum DaemonMethods {
         table.register(Methods.ListApps.self, for: .userTool) { parameters, _ throws(RPCErrorObject) in
             let profiles = registry.byName.keys.sorted()
             let only = try parameters.profile.map { name throws(RPCErrorObject) in try registry.driver(name).profile }
-            var policies: [String: AppAccessPolicy] = [:]
-            for profile in profiles where only == nil || only == profile { policies[profile] = apps.policy(of: profile) }
+            var policies: [String: String] = [:]
+            for profile in profiles where only == nil || only == profile { policies[profile] = apps.policy(of: profile).rawValue }
             return Methods.ListApps.Result(apps: await apps.records(profile: only), policies: policies)
         }
 

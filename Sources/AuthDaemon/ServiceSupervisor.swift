@@ -1,3 +1,4 @@
+import AuthCore
 import AuthProtocol
 import Foundation
 import Logging
@@ -15,6 +16,7 @@ public struct ServiceSupervisor: Service, CustomStringConvertible {
     private let notifier: any ServiceNotifier
     private let listening: AsyncStream<Void>
     private let clock: any WallClock
+    private let monotonic: any MonotonicClock
     private let statusInterval: Duration
     private let logger: Logger
 
@@ -30,11 +32,12 @@ public struct ServiceSupervisor: Service, CustomStringConvertible {
     /// The status line is recomputed on every event of a driver, and every `statusInterval` (or
     /// half the watchdog period, if shorter) for its countdowns; it is sent when its text changed.
     public init(drivers: [SessionDriver], notifier: any ServiceNotifier, listening: AsyncStream<Void>,
-                clock: any WallClock = SystemClock(), statusInterval: Duration = .seconds(5), logger: Logger) {
+                clock: any WallClock = SystemClock(), monotonic: any MonotonicClock = SystemMonotonicClock(), statusInterval: Duration = .seconds(5), logger: Logger) {
         self.drivers = drivers
         self.notifier = notifier
         self.listening = listening
         self.clock = clock
+        self.monotonic = monotonic
         self.statusInterval = statusInterval
         self.logger = logger
     }
@@ -81,10 +84,12 @@ public struct ServiceSupervisor: Service, CustomStringConvertible {
         // forward; the pings keep to the tick.
         let watchdog = notifier.watchdogInterval
         let interval = watchdog.map { min(statusInterval, $0 / 2) } ?? statusInterval
+        let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
+        let monotonic = self.monotonic
         await withDiscardingTaskGroup { group in
             group.addTask {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: interval)
+                    try? await monotonic.sleep(for: seconds)
                     wake.yield(.tick)
                 }
             }

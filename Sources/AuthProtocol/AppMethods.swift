@@ -1,13 +1,5 @@
 import Foundation
 
-/// Who may take a profile's tokens.
-public enum AppAccessPolicy: String, Codable, Sendable, CaseIterable {
-    /// Every process of the user, as with ssh-agent (the default).
-    case open
-    /// An app's first token request waits until the user allows it (`authctl apps allow`).
-    case ask
-}
-
 /// One app as authd knows it for one profile.
 public struct AppRecord: Codable, Sendable, Equatable {
     /// How authd names the app: its Flatpak or Snap id when it has one, else its executable.
@@ -52,9 +44,9 @@ extension Methods {
             /// Apps by profile; only the requested profile when one was named.
             public var apps: [AppRecord]
             /// Each profile's policy (`open` or `ask`).
-            public var policies: [String: AppAccessPolicy]
+            public var policies: [String: String]
             /// Creates a result.
-            public init(apps: [AppRecord], policies: [String: AppAccessPolicy]) {
+            public init(apps: [AppRecord], policies: [String: String]) {
                 self.apps = apps
                 self.policies = policies
             }

@@ -1,5 +1,5 @@
 @_exported import AuthProtocol
-import AuthIPC
+import AuthProtocol
 import Foundation
 import Synchronization
 

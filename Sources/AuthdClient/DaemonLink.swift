@@ -1,4 +1,3 @@
-import AuthIPC
 import AuthProtocol
 import Foundation
 

@@ -1,5 +1,4 @@
 import AuthCore
-import AuthDaemon
 import CAuthdSystem
 import Foundation
 import Logging

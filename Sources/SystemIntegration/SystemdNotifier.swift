@@ -1,4 +1,4 @@
-import AuthDaemon
+import AuthCore
 import CSystemd
 import Foundation
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import AuthConfig
 import AuthdClient
-import AuthIPC
 import AuthProtocol
 import Foundation
 #if canImport(Glibc)

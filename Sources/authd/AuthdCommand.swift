@@ -2,7 +2,6 @@ import ArgumentParser
 import AuthConfig
 import AuthCore
 import AuthDaemon
-import AuthIPC
 import AuthProtocol
 import AuthSocketServer
 import Foundation

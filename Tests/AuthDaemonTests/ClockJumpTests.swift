@@ -6,16 +6,6 @@ import Logging
 import Synchronization
 import Testing
 
-extension ManualWallClock: WallClock {}
-extension ManualMonotonicClock: MonotonicClock {}
-
-/// A timer that never fires by itself: the test proves the clock check, not the timer, acted.
-final class InertTimer: RefreshTimer {
-    private let armed = Mutex<Date?>(nil)
-    func arm(at deadline: Date, handler: @escaping @Sendable () -> Void) { armed.withLock { $0 = deadline } }
-    func cancel() { armed.withLock { $0 = nil } }
-}
-
 @Suite struct ClockJumpTests {
     @Test(arguments: [(3605.0, 5.0, true), (-3595.0, 5.0, true), (5.0, 5.0, false), (7200.0, 7200.0, false), (6.5, 5.0, false)])
     func jumpsAreToldFromTimePassingAndFromSuspend(_ wall: TimeInterval, _ monotonic: TimeInterval, _ jumped: Bool) {

@@ -1,5 +1,4 @@
 import AuthdClient
-import AuthIPC
 import AuthProtocol
 import AuthSocketServer
 import AuthTestSupport

@@ -1,7 +1,7 @@
 import AuthCore
 import AuthDaemon
 import AuthdClient
-import AuthIPC
+import AuthProtocol
 import AuthSocketServer
 import AuthTestSupport
 import Foundation

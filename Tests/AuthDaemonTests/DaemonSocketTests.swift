@@ -1,7 +1,6 @@
 import AuthCore
 import AuthDaemon
 import AuthdClient
-import AuthIPC
 import AuthProtocol
 import AuthTestSupport
 import AuthSocket

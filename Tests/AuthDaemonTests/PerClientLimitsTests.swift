@@ -1,4 +1,4 @@
-import AuthIPC
+import AuthProtocol
 import AuthSocketServer
 import AuthTestSupport
 import Foundation

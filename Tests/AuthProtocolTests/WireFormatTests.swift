@@ -190,7 +190,7 @@ struct FixtureMissing: Error { let name: String }
                                 access: "pending", requests: 0, lastUsed: nil)
         let maps = AppRecord(app: "org.gnome.Maps", executable: "/app/bin/gnome-maps", appID: "org.gnome.Maps", profile: "work",
                              access: "allowed", requests: 12, lastUsed: 1_800_000_000)
-        try pin(result: Methods.ListApps.Result(apps: [waiting, maps], policies: ["work": .ask]), id: 30, "result-apps-list")
+        try pin(result: Methods.ListApps.Result(apps: [waiting, maps], policies: ["work": "ask"]), id: 30, "result-apps-list")
         try pin(request: Methods.DecideApp.name, Methods.DecideApp.Parameters(profile: "work", app: "/usr/bin/python3.11", decision: "allow"),
                 id: 31, "request-apps-decide")
         var allowed = waiting

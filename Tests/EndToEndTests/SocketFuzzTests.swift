@@ -1,5 +1,4 @@
 import AuthdClient
-import AuthIPC
 import AuthProtocol
 import AuthTestSupport
 import Foundation

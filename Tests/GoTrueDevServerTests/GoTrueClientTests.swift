@@ -13,9 +13,9 @@ import Testing
             let client = GoTrueClient(projectURL: harness.base, anonKey: "anon-key-1")
 
             await #expect(throws: ServerFailure.http(status: 400, code: "invalid_credentials", message: "Invalid login credentials", retryAfter: nil)) {
-                _ = try await client.signIn(email: "adapter@example.com", password: "nope-nope")
+                _ = try await client.signIn(.password(.email("adapter@example.com"), password: "nope-nope"))
             }
-            let grant = try await client.signIn(email: "adapter@example.com", password: "password-1")
+            let grant = try await client.signIn(.password(.email("adapter@example.com"), password: "password-1"))
             #expect(grant.user.email == "adapter@example.com")
             #expect(grant.expiresIn == 3600)
             let rotated = try await client.refresh(refreshToken: grant.refreshToken)
@@ -39,7 +39,7 @@ import Testing
             _ = try await harness.call("POST", "/signup", json: ["email": "proxied@example.com", "password": "password-1"], headers: ["apikey": "anon-key-1"])
             let remote = URL(string: "http://gotrue.proxied.test:\(harness.server.port)")!
             let client = GoTrueClient(projectURL: remote, anonKey: "anon-key-1", environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
-            let grant = try await client.signIn(email: "proxied@example.com", password: "password-1")
+            let grant = try await client.signIn(.password(.email("proxied@example.com"), password: "password-1"))
             #expect(grant.user.email == "proxied@example.com")
             // async-http-client tunnels through an HTTP proxy with CONNECT, for http as for https.
             #expect(proxy.log.contains("tunnelled CONNECT gotrue.proxied.test:\(harness.server.port)"), "\(proxy.log)")
@@ -54,7 +54,7 @@ import Testing
             let address = "http://127.0.0.1:\(proxy.port)"
             let client = GoTrueClient(projectURL: harness.base, anonKey: "anon-key-1",
                                       environment: ["http_proxy": address, "all_proxy": address, "ALL_PROXY": address, "https_proxy": address])
-            let grant = try await client.signIn(email: "direct@example.com", password: "password-1")
+            let grant = try await client.signIn(.password(.email("direct@example.com"), password: "password-1"))
             _ = try await client.refresh(refreshToken: grant.refreshToken)
             #expect(proxy.log.isEmpty, "the proxy saw: \(proxy.log)")
         }
@@ -63,7 +63,7 @@ import Testing
     @Test func aWrongAnonKeyIsRefusedLikeTheGatewayDoes() async throws {
         try await DevServerHarness.run(DevServerOptions(anonKey: "anon-key-1")) { harness in
             let client = GoTrueClient(projectURL: harness.base, anonKey: "wrong")
-            await #expect(throws: ServerFailure.self) { _ = try await client.signIn(email: "a@example.com", password: "password-1") }
+            await #expect(throws: ServerFailure.self) { _ = try await client.signIn(.password(.email("a@example.com"), password: "password-1")) }
         }
     }
 

@@ -58,7 +58,7 @@ import Testing
             _ = try await harness.call("POST", "/admin/dev/faults", json: ["grant": "password", "expires_in": raw])
             let client = GoTrueClient(projectURL: harness.base, anonKey: "k")
             do throws(ServerFailure) {
-                let grant = try await client.signIn(email: "lifetime@example.com", password: "password-1")
+                let grant = try await client.signIn(.password(.email("lifetime@example.com"), password: "password-1"))
                 Issue.record("a session living \(grant.expiresIn) s was accepted")
             } catch {
                 guard case .invalidResponse(let detail) = error else { Issue.record("wrong failure \(error)"); return }
@@ -89,7 +89,7 @@ import Testing
         try await DevServerHarness.run { harness in
             _ = try await harness.signUp("edge@example.com")
             _ = try await harness.call("POST", "/admin/dev/faults", json: ["grant": "password", "expires_in": String(seconds)])
-            let grant = try await GoTrueClient(projectURL: harness.base, anonKey: "k").signIn(email: "edge@example.com", password: "password-1")
+            let grant = try await GoTrueClient(projectURL: harness.base, anonKey: "k").signIn(.password(.email("edge@example.com"), password: "password-1"))
             #expect(grant.expiresIn == seconds)
         }
     }

@@ -1,11 +1,6 @@
+import AuthCore
 import Dispatch
 import Foundation
-
-/// The wall clock, behind a port so the driver can be tested with a manual one.
-public protocol WallClock: Sendable {
-    /// The current wall-clock time.
-    func now() -> Date
-}
 
 /// The system's wall clock.
 public struct SystemClock: WallClock {
@@ -13,12 +8,6 @@ public struct SystemClock: WallClock {
     public init() {}
     /// `Date()`.
     public func now() -> Date { Date() }
-}
-
-/// A clock that never jumps and keeps counting through suspend, in seconds from any origin.
-public protocol MonotonicClock: Sendable {
-    /// Seconds since this clock's origin.
-    func seconds() -> TimeInterval
 }
 
 /// `ContinuousClock`, which on Linux is CLOCK_BOOTTIME: it counts time asleep, so a suspend is
@@ -34,14 +23,11 @@ public struct SystemMonotonicClock: MonotonicClock {
         let elapsed = ContinuousClock.now - origin
         return TimeInterval(elapsed.components.seconds) + TimeInterval(elapsed.components.attoseconds) / 1e18
     }
-}
 
-/// A one-shot timer with a wall-clock deadline. Arming again replaces the earlier deadline.
-public protocol RefreshTimer: Sendable {
-    /// Fires `handler` at `deadline` (at once if it has passed).
-    func arm(at deadline: Date, handler: @escaping @Sendable () -> Void)
-    /// Disarms the timer.
-    func cancel()
+    /// `Task.sleep` on `ContinuousClock`.
+    public func sleep(for seconds: TimeInterval) async throws {
+        try await Task.sleep(for: .seconds(max(0, seconds)), clock: .continuous)
+    }
 }
 
 /// `RefreshTimer` on a `DispatchSourceTimer` with a `DispatchWallTime` deadline.

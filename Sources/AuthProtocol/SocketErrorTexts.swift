@@ -1,8 +1,9 @@
 @_exported import AuthSocket
 import Foundation
 
-// AuthSocket stays free of Foundation for authctl's front; clients that do use Foundation get
-// its errors' texts through `localizedDescription` as well, wherever they meet them as `any Error`.
+// AuthSocket stays free of Foundation for authctl's front. Everything built on this module
+// (the daemon, the client library, authctl-full) gets the socket errors' texts through
+// `localizedDescription` as well, wherever it meets them as `any Error`.
 
 extension SocketPathError: LocalizedError {
     /// The same text as `description`.
