@@ -29,7 +29,7 @@ enum RequestFuzzer {
     /// The byte-by-byte reader of token requests (the event loop's fast path) agrees with the
     /// decoder on every line it accepts.
     private static func checkTokenReader(line: Data) {
-        guard let read = TokenRequestLine(line) else { return }
+        guard let read = TokenRequestLine(Array(line)) else { return }
         guard case .success(let envelope) = RPCCodec.decodeEnvelope(line), envelope.method == Methods.Token.name, envelope.id == read.id,
               let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw),
               parameters.profile == read.parameters.profile, parameters.minValidity == read.parameters.minValidity else {

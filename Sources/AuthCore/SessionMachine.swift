@@ -111,19 +111,24 @@ public struct SessionMachine: Sendable {
         return actions + [write(newSession, adopting: true)]
     }
 
-    /// The token `tokenRequested` answers with at once, without changing anything, whenever it
-    /// is still valid for what is asked: the current session's while it is signed in, refreshing
-    /// or persisting (a successor is never visible before it is stored). Nil when every request
-    /// needs the machine. Lets a driver answer undemanding requests without queueing them.
-    public var servableToken: IssuedToken? {
+    /// The token a request for at least `minimum` seconds of validity gets at once, without
+    /// changing anything: the current session's while it is signed in, refreshing or persisting
+    /// (a successor is never visible before it is stored), when it is still valid for what is
+    /// asked. Nil when the request needs the machine (`tokenRequested`). A driver asks this of a
+    /// published copy of the machine to answer undemanding requests without queueing them.
+    public func answer(validFor minimum: TimeInterval, now: Date) -> IssuedToken? {
         switch phase {
-        case .signedIn, .refreshing, .persisting: return session.map(token)
-        case .loading, .signedOut, .storeUnavailable: return nil
+        case .signedIn, .refreshing, .persisting:
+            guard let session, session.remaining(at: now) >= minimum else { return nil }
+            return token(session)
+        case .loading, .signedOut, .storeUnavailable:
+            return nil
         }
     }
 
     /// A client wants a token valid for at least `minimum` seconds.
     public mutating func tokenRequested(_ request: RequestID, validFor minimum: TimeInterval, now: Date) -> [SessionAction] {
+        if let token = answer(validFor: minimum, now: now) { return [.answer(request, .success(token))] }
         switch phase {
         case .signedOut(let reason):
             return [.answer(request, .failure(.notSignedIn(reason)))]
@@ -142,17 +147,11 @@ public struct SessionMachine: Sendable {
             waiting.append((request, minimum))
             return []
         case .refreshing, .persisting:
-            // The current token stays good for undemanding requests while its successor is on the way.
-            if let session, session.remaining(at: now) >= minimum {
-                return [.answer(request, .success(token(session)))]
-            }
+            // Too demanding for the current token: wait for its successor.
             waiting.append((request, minimum))
             return []
         case .signedIn:
             guard let session else { return [.answer(request, .failure(.notSignedIn(nil)))] }
-            if session.remaining(at: now) >= minimum {
-                return [.answer(request, .success(token(session)))]
-            }
             if minimum > session.lifetime {
                 // No refresh can produce a token that lives this long.
                 return [.answer(request, .failure(.minimumValidityTooLong(requested: minimum, lifetime: session.lifetime)))]

@@ -16,6 +16,8 @@ public actor AppAccessGate {
     private let file: AppDecisionFile?
     private let prompt: (any ApprovalPrompt)?
     private let approvalTimeout: Duration
+    private nonisolated let clock: any WallClock
+    private let monotonic: any MonotonicClock
     private nonisolated let deciders: Set<String>
     private let logger: Logger
     private var waits: [UUID: Wait] = [:]
@@ -31,7 +33,10 @@ public actor AppAccessGate {
     /// Creates a gate. `deciders` are the executables allowed to decide (authctl beside authd);
     /// decisions are remembered in `file` when given.
     public init(policies: [String: AppAccessPolicy], file: AppDecisionFile?, prompt: (any ApprovalPrompt)?,
-                approvalTimeout: Duration = .seconds(120), deciders: Set<String>, logger: Logger) {
+                approvalTimeout: Duration = .seconds(120), deciders: Set<String>,
+                clock: any WallClock = SystemClock(), monotonic: any MonotonicClock = SystemMonotonicClock(), logger: Logger) {
+        self.clock = clock
+        self.monotonic = monotonic
         self.policies = policies
         self.file = file
         self.prompt = prompt
@@ -60,11 +65,12 @@ public actor AppAccessGate {
     /// Lets `client` have a token of `profile` at once when no waiting is needed (open profiles,
     /// apps already allowed), noting the request and the token handed out under one lock. False,
     /// noting nothing, when `admit` must decide (an app to ask about, or one denied).
-    public nonisolated func handOutAtOnce(to client: ClientIdentity, profile: String, at now: Date = Date()) -> Bool {
+    public nonisolated func handOutAtOnce(to client: ClientIdentity, profile: String) -> Bool {
         // An unidentified client is never noted: it has no name of its own to note it under.
         guard client.isIdentified else { return policy(of: profile) == .open }
         let key = AppKey(app: client.app, profile: profile)
         let asks = policy(of: profile) == .ask
+        let now = clock.now()
         return book.withLock { $0.handOutAtOnce(key, asks: asks, executable: client.executable, appID: client.appID, at: now) }
     }
 
@@ -116,8 +122,9 @@ public actor AppAccessGate {
     }
 
     /// Notes that `client` got a token of `profile` (for `apps.list` and status).
-    public nonisolated func noteTokenHandedOut(to client: ClientIdentity, profile: String, at now: Date = Date()) {
+    public nonisolated func noteTokenHandedOut(to client: ClientIdentity, profile: String) {
         guard client.isIdentified else { return }
+        let now = clock.now()
         book.withLock { $0.noteTokenHandedOut(AppKey(app: client.app, profile: profile), at: now) }
     }
 
@@ -184,11 +191,12 @@ public actor AppAccessGate {
         let id = UUID()
         waits[id] = .starting(key)
         defer { waits[id] = nil }
-        let timeout = approvalTimeout
+        let timeout = Double(approvalTimeout.components.seconds) + Double(approvalTimeout.components.attoseconds) / 1e18
+        let monotonic = self.monotonic
         return await withTaskGroup(of: WaitEnd.self) { group in
             group.addTask { .decided(await self.register(id)) }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await monotonic.sleep(for: timeout)
                 await self.end(id)
                 return .decided(nil)
             }

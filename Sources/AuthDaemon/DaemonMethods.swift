@@ -7,17 +7,22 @@ import Foundation
 enum DaemonMethods {
     static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user"]
 
-    /// The answer to `session.token` for `token`, as both the event loop and the table give it.
-    static func tokenResult(_ token: IssuedToken, now: Date = Date()) -> Methods.Token.Result {
+    /// The answer to `session.token` for `token` at `now`.
+    static func tokenResult(_ token: IssuedToken, now: Date) -> Methods.Token.Result {
         let expiresAt = token.expiresAt.timeIntervalSince1970
         return Methods.Token.Result(accessToken: token.accessToken, expiresAt: Int64(saturating: expiresAt, rounding: .down),
                                     expiresIn: max(0, Int64(saturating: expiresAt - now.timeIntervalSince1970, rounding: .down)))
     }
 
-    static func table(registry: ProfileRegistry, apps: AppAccessGate) -> MethodTable {
-        var table = MethodTable { audience, profile, connection throws(RPCErrorObject) in
+    static func table(registry: ProfileRegistry, apps: AppAccessGate, clock: any WallClock) -> MethodTable {
+        var table = MethodTable(admission: { audience, profile, connection throws(RPCErrorObject) in
             try await admit(connection.client, to: audience, profile: profile, registry: registry, apps: apps)
-        }
+        }, immediateAdmission: { audience, profile, connection in
+            // Only a token taker is ever let through at once: an app the gate need not ask about,
+            // noted as given a token under the gate's lock.
+            guard audience == .tokenTakers, let driver = try? registry.driver(profile) else { return false }
+            return apps.handOutAtOnce(to: connection.client, profile: driver.profile)
+        })
 
         table.register(Methods.Hello.self, for: .everyone) { _, _ in
             Methods.Hello.Result(protocolVersion: ProtocolVersion.current, daemonVersion: AuthdVersion.string,
@@ -29,16 +34,16 @@ enum DaemonMethods {
             await (try registry.driver(parameters.profile)).status()
         }
 
-        table.register(Methods.Token.self, for: .tokenTakers) { parameters, connection throws(RPCErrorObject) in
+        table.register(Methods.Token.self, for: .tokenTakers, now: { parameters, _ in
+            guard let driver = try? registry.driver(parameters.profile),
+                  let token = driver.tokenAtOnce(validFor: TimeInterval(parameters.minValidity ?? 0)) else { return nil }
+            return tokenResult(token, now: clock.now())
+        }) { parameters, connection throws(RPCErrorObject) in
             let driver = try registry.driver(parameters.profile)
-            let minimum = parameters.minValidity ?? 0
-            guard minimum >= 0 else {
-                throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'min_validity' must not be negative")
-            }
-            switch await driver.token(validFor: TimeInterval(minimum)) {
+            switch await driver.token(validFor: TimeInterval(parameters.minValidity ?? 0)) {
             case .success(let token):
                 apps.noteTokenHandedOut(to: connection.client, profile: driver.profile)
-                return tokenResult(token)
+                return tokenResult(token, now: clock.now())
             case .failure(let failure):
                 throw StatusMapper.error(failure)
             }

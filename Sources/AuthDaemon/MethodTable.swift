@@ -5,20 +5,37 @@ import Foundation
 /// Binds method names to handlers. Each handler is registered through its `RPCMethod` type, so
 /// parameters and results are checked by the compiler and a test can check every method is bound,
 /// and with its `MethodAudience`, which `admission` checks before the handler runs.
+///
+/// Every request takes the same steps, whichever way it came: its parameters are decoded (by the
+/// method's hand-written codec when it has one, `HandWrittenLines`), validated
+/// (`ValidatedParameters`), let through by `admission`, and answered. A method may also bind an
+/// "answer now" beside its handler: the event loop then answers a request that needs no waiting
+/// (a cached token, an app already let in) without a task, and hands every other one on, read
+/// once, to the same async steps.
 public struct MethodTable: Sendable {
     /// A bound handler: decodes the request, runs, and answers through the connection's outbox.
     public typealias Handler = @Sendable (RPCRequestEnvelope, ConnectionContext) async -> Void
     /// Lets a caller through for a method of `audience` on the named profile, or throws the error
     /// to answer (it may wait for the user's decision).
     public typealias Admission = @Sendable (MethodAudience, String?, ConnectionContext) async throws(RPCErrorObject) -> Void
+    /// Whether `admission` would let a caller through at once, without waiting or refusing; when
+    /// true, the request counts as let through (the gate notes it).
+    public typealias ImmediateAdmission = @Sendable (MethodAudience, String?, ConnectionContext) -> Bool
+    /// What the event loop does with a line: nil when the line is not this method's in the
+    /// hand-written codec's shape.
+    typealias Immediate = @Sendable (UnsafeRawBufferPointer, ConnectionContext) -> ImmediateAnswer?
 
     private(set) var handlers: [String: Handler] = [:]
     private(set) var audiences: [String: MethodAudience] = [:]
+    private var immediates: [Immediate] = []
     private let admission: Admission
+    private let immediateAdmission: ImmediateAdmission
 
-    /// Creates an empty table whose methods are guarded by `admission`.
-    public init(admission: @escaping Admission) {
+    /// Creates an empty table whose methods are guarded by `admission`; `immediateAdmission`
+    /// guards the answers given at once.
+    public init(admission: @escaping Admission, immediateAdmission: @escaping ImmediateAdmission = { _, _, _ in false }) {
         self.admission = admission
+        self.immediateAdmission = immediateAdmission
     }
 
     /// The names with a handler.
@@ -31,21 +48,36 @@ public struct MethodTable: Sendable {
     /// error to answer.
     public mutating func register<M: RPCMethod>(_ method: M.Type, for audience: MethodAudience,
                                                 _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result) {
-        let admission = self.admission
+        let call = Self.call(M.self, audience: audience, admission: admission, body)
         audiences[M.name] = audience
         handlers[M.name] = { envelope, connection in
-            let reply: Data
             do throws(RPCErrorObject) {
                 let parameters = try Self.decode(M.Parameters.self, envelope)
-                try await admission(audience, parameters.profile, connection)
-                let result = try await body(parameters, connection)
-                do { reply = try RPCCodec.encodeResult(result, id: envelope.id) } catch {
-                    throw RPCErrorObject(code: RPCErrorObject.internalErrorCode, message: "internal error: result could not be encoded")
-                }
+                await call(envelope.id, parameters, connection)
             } catch {
-                reply = RPCCodec.encodeError(error, id: envelope.id)
+                if envelope.id != nil { connection.outbox.send(RPCCodec.encodeError(error, id: envelope.id)) }
             }
-            if envelope.id != nil { connection.outbox.send(reply) }
+        }
+    }
+
+    /// Binds `method` as `register` does, plus `now`: the result when it can be given at once
+    /// without suspending (nil when the request needs `body`). The event loop asks `now` for
+    /// requests in the hand-written codec's shape, after validation and before admission, and
+    /// answers when `immediateAdmission` lets the caller through at once.
+    public mutating func register<M: HandWrittenLines>(_ method: M.Type, for audience: MethodAudience,
+                                                       now: @escaping @Sendable (M.Parameters, ConnectionContext) -> M.Result?,
+                                                       _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result) {
+        register(M.self, for: audience, body)
+        let call = Self.call(M.self, audience: audience, admission: admission, body)
+        let immediateAdmission = self.immediateAdmission
+        immediates.append { bytes, connection in
+            guard let (id, parameters) = M.readRequest(bytes) else { return nil }
+            if (try? Self.validate(parameters)) != nil, let result = now(parameters, connection),
+               immediateAdmission(audience, parameters.profile, connection),
+               let line = M.writeResult(result, id: id) ?? (try? RPCCodec.encodeResult(result, id: id)).map(Array.init) {
+                return .reply(line)
+            }
+            return .later { await call(id, parameters, connection) }
         }
     }
 
@@ -58,6 +90,7 @@ public struct MethodTable: Sendable {
         handlers[M.name] = { envelope, connection in
             do throws(RPCErrorObject) {
                 let parameters = try Self.decode(M.Parameters.self, envelope)
+                try Self.validate(parameters)
                 try await admission(audience, parameters.profile, connection)
                 try await body(parameters, envelope, connection)
             } catch {
@@ -68,6 +101,45 @@ public struct MethodTable: Sendable {
 
     /// The handler for `name`, if bound.
     public func handler(for name: String) -> Handler? { handlers[name] }
+
+    /// What the event loop does with `line`: `.pass` unless a method bound with an "answer now"
+    /// reads it.
+    public func answerAtOnce(_ line: UnsafeRawBufferPointer, connection: ConnectionContext) -> ImmediateAnswer {
+        for immediate in immediates {
+            if let answer = immediate(line, connection) { return answer }
+        }
+        return .pass
+    }
+
+    /// The steps after decoding, the same for every way a request comes in: validation,
+    /// admission, the body, and the answer (none for a notification, which has no id).
+    private static func call<M: RPCMethod>(_ method: M.Type, audience: MethodAudience, admission: @escaping Admission,
+                                           _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result)
+        -> @Sendable (RPCID?, M.Parameters, ConnectionContext) async -> Void {
+        { id, parameters, connection in
+            let reply: Data
+            do throws(RPCErrorObject) {
+                try validate(parameters)
+                try await admission(audience, parameters.profile, connection)
+                let result = try await body(parameters, connection)
+                reply = try encode(M.self, result, id: id)
+            } catch {
+                reply = RPCCodec.encodeError(error, id: id)
+            }
+            if id != nil { connection.outbox.send(reply) }
+        }
+    }
+
+    private static func encode<M: RPCMethod>(_ method: M.Type, _ result: M.Result, id: RPCID?) throws(RPCErrorObject) -> Data {
+        if let id, let lines = M.self as? any HandWrittenLines.Type, let line = lines.writeAnyResult(result, id: id) { return Data(line) }
+        do { return try RPCCodec.encodeResult(result, id: id) } catch {
+            throw RPCErrorObject(code: RPCErrorObject.internalErrorCode, message: "internal error: result could not be encoded")
+        }
+    }
+
+    private static func validate<P>(_ parameters: P) throws(RPCErrorObject) {
+        if let validated = parameters as? any ValidatedParameters { try validated.validate() }
+    }
 
     private static func decode<P: Decodable>(_ type: P.Type, _ envelope: RPCRequestEnvelope) throws(RPCErrorObject) -> P {
         do {

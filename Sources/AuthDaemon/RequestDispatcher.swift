@@ -8,17 +8,15 @@ import Logging
 public struct RequestDispatcher: SocketRequestHandler {
     private let table: MethodTable
     private let registry: ProfileRegistry
-    private let apps: AppAccessGate
     private let logger: Logger
 
     /// Creates a dispatcher serving the profiles in `registry`, with `apps` deciding which app
     /// gets tokens (by default every app of the user, as ssh-agent does).
-    public init(registry: ProfileRegistry, apps: AppAccessGate? = nil, logger: Logger) {
+    public init(registry: ProfileRegistry, apps: AppAccessGate? = nil, clock: any WallClock = SystemClock(), logger: Logger) {
         self.registry = registry
         self.logger = logger
-        let apps = apps ?? AppAccessGate(policies: [:], file: nil, prompt: nil, deciders: [], logger: logger)
-        self.apps = apps
-        self.table = DaemonMethods.table(registry: registry, apps: apps)
+        let apps = apps ?? AppAccessGate(policies: [:], file: nil, prompt: nil, deciders: [], clock: clock, logger: logger)
+        self.table = DaemonMethods.table(registry: registry, apps: apps, clock: clock)
     }
 
     /// The method names bound (for tests).
@@ -47,33 +45,11 @@ public struct RequestDispatcher: SocketRequestHandler {
         }
     }
 
-    /// Answers a token request on the event loop when the session holds a token valid for it
-    /// and the app needs no asking: the common case, kept off actors and task switches
-    /// (benchmark P1). Everything else, errors included, takes `handle`.
-    public func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> [UInt8]? {
-        guard let (id, parameters) = Self.tokenRequest(in: line), let driver = try? registry.driver(parameters.profile) else { return nil }
-        let minimum = parameters.minValidity ?? 0
-        guard minimum >= 0, let token = driver.tokenAtOnce(validFor: TimeInterval(minimum)),
-              apps.handOutAtOnce(to: connection.client, profile: driver.profile) else { return nil }
-        logger.trace("request", metadata: ["rpc.method": "\(Methods.Token.name)", "client.pid": "\(connection.peer.pid)"])
-        let result = DaemonMethods.tokenResult(token)
-        return TokenAnswerLine.encode(result, id: id) ?? (try? RPCCodec.encodeResult(result, id: id)).map { Array($0) }
+    /// Answers a request on the event loop when it needs no waiting (a cached token for an app
+    /// already let in), or hands on the request read here; see `MethodTable.answerAtOnce`.
+    public func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> ImmediateAnswer {
+        table.answerAtOnce(line, connection: connection)
     }
-
-    /// The id and parameters of a `session.token` request: read byte by byte where the line lies
-    /// when it has the common shape, else decoded as `handle` would.
-    private static func tokenRequest(in bytes: UnsafeRawBufferPointer) -> (RPCID, Methods.Token.Parameters)? {
-        if let request = TokenRequestLine(bytes: bytes) { return (request.id, request.parameters) }
-        // A byte search before copying and decoding: any other method would be decoded twice,
-        // here and in `handle`.
-        guard bytes.firstRange(of: tokenMethodName) != nil else { return nil }
-        let line = Data(bytes)
-        guard case .success(let envelope) = RPCCodec.decodeEnvelope(line), envelope.method == Methods.Token.name, let id = envelope.id,
-              let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw) else { return nil }
-        return (id, parameters)
-    }
-
-    private static let tokenMethodName = Array(Methods.Token.name.utf8)
 
     /// Drops the connection's subscriptions.
     public func connectionClosed(_ connection: ConnectionContext) async {

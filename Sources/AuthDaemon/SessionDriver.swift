@@ -15,22 +15,16 @@ public actor SessionDriver: Service {
     public nonisolated let profile: String
     private nonisolated let server: String
     private var machine: SessionMachine {
-        didSet { publishServableToken() }
+        didSet { publish() }
     }
     private let store: any SessionStore
     private let api: any GoTrueAPI
     private nonisolated let clock: any WallClock
     private nonisolated let monotonic: any MonotonicClock
-    /// What `machine.servableToken` was at its last change, with both clocks then: read by
-    /// `tokenAtOnce` without waiting for this actor.
-    private nonisolated let published = Mutex<PublishedToken?>(nil)
-
-    private struct PublishedToken: Sendable {
-        let token: IssuedToken
-        let wall: Date
-        let monotonic: TimeInterval
-    }
-    private var lastClockCheck: (wall: Date, monotonic: TimeInterval)
+    /// The machine as of its last change, with both clocks then: `tokenAtOnce` asks it without
+    /// waiting for this actor.
+    private nonisolated let published = Mutex<(machine: SessionMachine, at: ClockReading)?>(nil)
+    private var lastClockCheck: ClockReading
     private let timer: any RefreshTimer
     private let random: @Sendable () -> Double
     private let logger: Logger
@@ -70,7 +64,7 @@ public actor SessionDriver: Service {
         self.api = api
         self.clock = clock
         self.monotonic = monotonic
-        self.lastClockCheck = (clock.now(), monotonic.seconds())
+        self.lastClockCheck = ClockReading(clock, monotonic)
         self.timer = timer
         self.random = random
         var logger = logger
@@ -101,7 +95,7 @@ public actor SessionDriver: Service {
                     group.addTask { await self.loadStoredSession() }
                 case .expireFlow(let flowID, let delay):
                     group.addTask {
-                        try? await Task.sleep(for: .seconds(max(0, delay)))
+                        try? await self.monotonic.sleep(for: delay)
                         await self.expireFlow(flowID)
                     }
                 }
@@ -119,21 +113,20 @@ public actor SessionDriver: Service {
 
     // MARK: Requests
 
-    /// The token `token(validFor:)` would answer with at once, read without waiting for the
-    /// actor (the socket's event loop answers most requests this way); nil whenever the request
-    /// needs the machine, including after a jump of the wall clock that the driver has not
-    /// looked at yet.
+    /// The token `token(validFor:)` would answer with at once, asked of the published machine
+    /// without waiting for the actor (the socket's event loop answers most requests this way);
+    /// nil whenever the request needs the machine, including after a jump of the wall clock
+    /// that the driver has not looked at yet.
     public nonisolated func tokenAtOnce(validFor minimum: TimeInterval) -> IssuedToken? {
-        guard let published = published.withLock({ $0 }) else { return nil }
-        let wall = clock.now()
-        let jump = ClockJump(wallElapsed: wall.timeIntervalSince(published.wall), monotonicElapsed: monotonic.seconds() - published.monotonic)
-        guard !jump.isJump(), published.token.expiresAt.timeIntervalSince(wall) >= minimum else { return nil }
-        return published.token
+        let now = ClockReading(clock, monotonic)
+        return published.withLock { published in
+            guard let published, !now.jump(since: published.at).isJump() else { return nil }
+            return published.machine.answer(validFor: minimum, now: now.wall)
+        }
     }
 
-    private func publishServableToken() {
-        let token = machine.servableToken
-        let stamped = token.map { PublishedToken(token: $0, wall: clock.now(), monotonic: monotonic.seconds()) }
+    private func publish() {
+        let stamped = (machine: machine, at: ClockReading(clock, monotonic))
         published.withLock { $0 = stamped }
     }
 
@@ -413,9 +406,8 @@ public actor SessionDriver: Service {
     /// than whenever the old timer would have fired, and a backward jump moves the session's
     /// dates with the clock. Called every few seconds by `watchClock`.
     public func checkClock() {
-        let now = (wall: clock.now(), monotonic: monotonic.seconds())
-        let jump = ClockJump(wallElapsed: now.wall.timeIntervalSince(lastClockCheck.wall),
-                             monotonicElapsed: now.monotonic - lastClockCheck.monotonic)
+        let now = ClockReading(clock, monotonic)
+        let jump = now.jump(since: lastClockCheck)
         lastClockCheck = now
         guard jump.isJump() else { return }
         logger.notice("the wall clock jumped; re-evaluating the session", metadata: ["clock.offset_seconds": "\(Int64(saturating: jump.offset))"])
@@ -424,7 +416,7 @@ public actor SessionDriver: Service {
 
     private func watchClock() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(5))
+            try? await monotonic.sleep(for: 5)
             checkClock()
         }
     }

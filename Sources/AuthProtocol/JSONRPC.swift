@@ -12,13 +12,7 @@ public enum AuthdVersion {
     public static let string = "0.1.0"
 }
 
-/// A JSON-RPC 2.0 request id: a number or a string (`null` is carried as an absent id).
-public enum RPCID: Hashable, Sendable, Codable, CustomStringConvertible {
-    /// A numeric id.
-    case number(Int64)
-    /// A string id.
-    case string(String)
-
+extension RPCID: Codable {
     /// Decodes a number or a string.
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
@@ -32,14 +26,6 @@ public enum RPCID: Hashable, Sendable, Codable, CustomStringConvertible {
         switch self {
         case .number(let number): try container.encode(number)
         case .string(let string): try container.encode(string)
-        }
-    }
-
-    /// The id as text, for logs.
-    public var description: String {
-        switch self {
-        case .number(let number): return String(number)
-        case .string(let string): return "\"\(string)\""
         }
     }
 }

@@ -72,41 +72,12 @@ public enum Methods {
 
     /// `session.token`: an access token valid for at least `min_validity` seconds.
     public enum Token: RPCMethod {
-        public static let name = "session.token"
-        /// Token request parameters.
-        public struct Parameters: Codable, Sendable, Equatable {
-            /// The profile; the default one when absent.
-            public var profile: String?
-            /// Seconds the token must stay valid; a refresh happens first when it would not.
-            public var minValidity: Int?
-            /// Creates token parameters.
-            public init(profile: String? = nil, minValidity: Int? = nil) {
-                self.profile = profile
-                self.minValidity = minValidity
-            }
-            enum CodingKeys: String, CodingKey { case profile, minValidity = "min_validity" }
-        }
-        /// The token.
-        public struct Result: Codable, Sendable, Equatable {
-            /// The bearer token (a JWT).
-            public var accessToken: String
-            /// Always "bearer".
-            public var tokenType: String
-            /// Expiry as Unix seconds on the daemon's clock.
-            public var expiresAt: Int64
-            /// Seconds left when the answer was made.
-            public var expiresIn: Int64
-            /// Creates a token result.
-            public init(accessToken: String, tokenType: String = "bearer", expiresAt: Int64, expiresIn: Int64) {
-                self.accessToken = accessToken
-                self.tokenType = tokenType
-                self.expiresAt = expiresAt
-                self.expiresIn = expiresIn
-            }
-            enum CodingKeys: String, CodingKey {
-                case accessToken = "access_token", tokenType = "token_type", expiresAt = "expires_at", expiresIn = "expires_in"
-            }
-        }
+        public static let name = TokenRequestLine.method
+        /// Token request parameters: the profile and how long the token must stay valid. The
+        /// type lives in AuthSocket with the hand-written codec (`TokenRequestLine`).
+        public typealias Parameters = TokenParameters
+        /// The token. The type lives in AuthSocket with the hand-written codec (`TokenAnswerLine`).
+        public typealias Result = TokenResult
     }
 
     /// `session.signInWithPassword`: email + password sign-in.

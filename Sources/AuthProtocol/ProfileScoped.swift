@@ -23,3 +23,42 @@ extension Methods.OAuthComplete.Parameters: ProfileScoped {}
 extension Methods.OAuthWait.Parameters: ProfileScoped {}
 extension Methods.UpdateUser.Parameters: ProfileScoped {}
 extension Methods.DecideApp.Parameters: ProfileScoped {}
+
+/// Parameters with rules beyond their types, checked by the daemon after decoding and before
+/// anything else, on every path a request takes.
+public protocol ValidatedParameters {
+    /// Throws the error to answer when the parameters break a rule.
+    func validate() throws(RPCErrorObject)
+}
+
+/// A method whose lines have a hand-written codec beside the general one (`RPCCodec`): every
+/// side (the daemon, the client library, authctl's front) goes through these first and falls
+/// back to the general codec when they answer nil.
+public protocol HandWrittenLines: RPCMethod {
+    /// The id and parameters of the request line in `bytes` (without its newline), when it has
+    /// the common shape.
+    static func readRequest(_ bytes: UnsafeRawBufferPointer) -> (id: RPCID, parameters: Parameters)?
+    /// The request line, newline included.
+    static func writeRequest(_ parameters: Parameters, id: RPCID) -> [UInt8]?
+    /// The result of a successful answer line to `id` in the common shape.
+    static func readResult(_ line: [UInt8], answering id: RPCID) -> Result?
+    /// The answer line, newline included.
+    static func writeResult(_ result: Result, id: RPCID) -> [UInt8]?
+}
+
+extension HandWrittenLines {
+    /// `writeRequest` for parameters known only as `Any` (a caller generic over `RPCMethod`).
+    public static func writeAnyRequest(_ parameters: Any, id: RPCID) -> [UInt8]? {
+        (parameters as? Parameters).flatMap { writeRequest($0, id: id) }
+    }
+
+    /// `readResult` for a caller generic over `RPCMethod`.
+    public static func readAnyResult(_ line: [UInt8], answering id: RPCID) -> Any? {
+        readResult(line, answering: id)
+    }
+
+    /// `writeResult` for a result known only as `Any` (a caller generic over `RPCMethod`).
+    public static func writeAnyResult(_ result: Any, id: RPCID) -> [UInt8]? {
+        (result as? Result).flatMap { writeResult($0, id: id) }
+    }
+}

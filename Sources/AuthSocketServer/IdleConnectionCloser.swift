@@ -51,7 +51,10 @@ final class IdleConnectionCloser: ChannelInboundHandler, RemovableChannelHandler
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // Finished (and so counted down) by the connection's task once it has been answered.
-        if case .line = unwrapInboundIn(data) { activity.requestStarted() }
+        switch unwrapInboundIn(data) {
+        case .line, .call: activity.requestStarted()
+        case .tooLong: break
+        }
         context.fireChannelRead(data)
     }
 

@@ -1,7 +1,9 @@
 import NIOCore
 
 /// Answers, right on the event loop, the request lines that need no waiting (a cached token):
-/// no hop to the connection's task, no actor, no queue. Every other line goes on as before.
+/// no hop to the connection's task, no actor, no queue. A line the handler read but cannot
+/// answer at once goes on as the work that answers it (`InboundFrame.call`), so it is not read
+/// again; every other line goes on as it came.
 ///
 /// Sits after the line decoder and before the idle closer, so a line answered here is never
 /// counted as in flight. It only answers while the connection's own queue is empty and NIO can
@@ -12,24 +14,30 @@ final class ImmediateAnswerer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundOut = InboundFrame
     typealias OutboundOut = ByteBuffer
 
-    private let answer: (UnsafeRawBufferPointer) -> [UInt8]?
+    private let answer: (UnsafeRawBufferPointer) -> ImmediateAnswer
     private let outbox: Outbox
     private let activity: ConnectionActivity
 
-    /// `answer` returns the line to send for a request line, or nil to pass it on.
-    init(outbox: Outbox, activity: ConnectionActivity, answer: @escaping (UnsafeRawBufferPointer) -> [UInt8]?) {
+    /// `answer` says what to do with a request line.
+    init(outbox: Outbox, activity: ConnectionActivity, answer: @escaping (UnsafeRawBufferPointer) -> ImmediateAnswer) {
         self.answer = answer
         self.outbox = outbox
         self.activity = activity
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .line(let buffer) = unwrapInboundIn(data), context.channel.isWritable, outbox.isIdle,
-           let reply = buffer.withUnsafeReadableBytes(answer) {
-            activity.touch(now: NIODeadline.now().uptimeNanoseconds)
-            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: reply)), promise: nil)
+        guard case .line(let buffer) = unwrapInboundIn(data), context.channel.isWritable, outbox.isIdle else {
+            context.fireChannelRead(data)
             return
         }
-        context.fireChannelRead(data)
+        switch buffer.withUnsafeReadableBytes(answer) {
+        case .reply(let reply):
+            activity.touch(now: NIODeadline.now().uptimeNanoseconds)
+            context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: reply)), promise: nil)
+        case .later(let work):
+            context.fireChannelRead(wrapInboundOut(.call(work)))
+        case .pass:
+            context.fireChannelRead(data)
+        }
     }
 }

@@ -6,6 +6,9 @@ public enum InboundFrame: Sendable {
     case line(ByteBuffer)
     /// A line grew past the limit; the connection cannot be resynchronised.
     case tooLong
+    /// A request already read on the event loop (`ImmediateAnswer.later`): the work that
+    /// answers it, run in the connection's task like a line.
+    case call(@Sendable () async -> Void)
 }
 
 /// Splits the byte stream on `\n` and refuses lines longer than `maxLength` bytes

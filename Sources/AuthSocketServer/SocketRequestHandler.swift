@@ -6,16 +6,27 @@ public protocol SocketRequestHandler: Sendable {
     func handle(line: Data, connection: ConnectionContext) async
     /// The connection has ended; drop anything registered for it (subscriptions).
     func connectionClosed(_ connection: ConnectionContext) async
-    /// The answer to `line` when it can be given at once without waiting for anything (a cached
-    /// token); nil hands the line to `handle`. Called on the connection's event loop with the
-    /// line where it lies in the receive buffer (valid only during the call), so it must never
-    /// block or suspend.
-    func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> [UInt8]?
+    /// What to do with `line` before it is queued for `handle`: answer it at once when that needs
+    /// no waiting (a cached token), or hand over the work that answers the request read here.
+    /// Called on the connection's event loop with the line where it lies in the receive buffer
+    /// (valid only during the call), so it must never block or suspend.
+    func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> ImmediateAnswer
 }
 
 extension SocketRequestHandler {
     /// Nothing is answered at once unless a handler says how.
-    public func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> [UInt8]? { nil }
+    public func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> ImmediateAnswer { .pass }
+}
+
+/// What the event loop does with a request line (`SocketRequestHandler.answerAtOnce`).
+public enum ImmediateAnswer: Sendable {
+    /// Send this line (newline included) now.
+    case reply([UInt8])
+    /// The line was read, and this work answers it through the outbox; it runs in the
+    /// connection's task, in order with the connection's other requests.
+    case later(@Sendable () async -> Void)
+    /// Queue the line for `handle`.
+    case pass
 }
 
 /// One accepted connection as request handlers see it.

@@ -256,6 +256,11 @@ public final class UnixSocketServer: Service, Sendable {
                                         await self.handler.handle(line: data, connection: context)
                                         activity.requestFinished(now: NIODeadline.now().uptimeNanoseconds)
                                     }
+                                case .call(let work):
+                                    requests.addTask {
+                                        await work()
+                                        activity.requestFinished(now: NIODeadline.now().uptimeNanoseconds)
+                                    }
                                 case .tooLong:
                                     logger.notice("request line too long; closing", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
                                     outbox.send(ConnectionNotice.lineTooLong(limit: limits.maxLineLength))

@@ -41,9 +41,13 @@ public final class AuthdConnection: @unchecked Sendable {
     public func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters, timeout: TimeInterval = 30) throws(AuthdClientError) -> M.Result {
         nextID += 1
         let id = RPCID.number(nextID)
-        let request: Data
-        do { request = try RPCCodec.encodeRequest(method: M.name, params: parameters, id: id) } catch {
-            throw .protocolViolation("request could not be encoded")
+        let request: [UInt8]
+        if let lines = M.self as? any HandWrittenLines.Type, let line = lines.writeAnyRequest(parameters, id: id) {
+            request = line
+        } else {
+            do { request = Array(try RPCCodec.encodeRequest(method: M.name, params: parameters, id: id)) } catch {
+                throw .protocolViolation("request could not be encoded")
+            }
         }
         connection.setReadTimeout(timeout)
         // A failed write is not the end: authd may have refused us (another user) and closed
@@ -54,7 +58,7 @@ public final class AuthdConnection: @unchecked Sendable {
             guard let line = try io({ () throws(IPCError) in try connection.readLine() }) else {
                 throw .daemonUnavailable(IPCError.closedByDaemon.localizedDescription)
             }
-            switch try Self.meaning(of: Data(line), answering: id, method) {
+            switch try Self.meaning(of: line, answering: id, method) {
             case .answer(let result): return result
             case .event(let event): pendingEvents.append(event)
             case .other: continue
@@ -74,7 +78,12 @@ public final class AuthdConnection: @unchecked Sendable {
 
     /// Interprets `line` as `call` does: an error answer (or a notice with a null id) throws.
     /// For callers that did their own I/O, such as `authctl token` given its front's answer.
-    public static func meaning<M: RPCMethod>(of line: Data, answering id: RPCID, _ method: M.Type) throws(AuthdClientError) -> LineMeaning<M.Result> {
+    public static func meaning<M: RPCMethod>(of bytes: [UInt8], answering id: RPCID, _ method: M.Type) throws(AuthdClientError) -> LineMeaning<M.Result> {
+        // The common answer to a method with a hand-written codec is read without a JSON decoder.
+        if let lines = M.self as? any HandWrittenLines.Type, let result = lines.readAnyResult(bytes, answering: id) as? M.Result {
+            return .answer(result)
+        }
+        let line = Data(bytes)
         let decoder = RPCCodec.makeDecoder()
         guard let probe = try? decoder.decode(RPCInboundProbe.self, from: line) else {
             throw .protocolViolation("authd sent a line that is not JSON")

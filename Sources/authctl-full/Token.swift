@@ -60,7 +60,7 @@ struct Token: ParsableCommand {
     private static func interpret(answerFrom descriptor: Int32) throws -> Methods.Token.Result? {
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         guard let data = try handle.readToEnd(), let newline = data.firstIndex(of: 0x0A) else { return nil }
-        switch try AuthdConnection.meaning(of: data[..<newline], answering: .number(1), Methods.Token.self) {
+        switch try AuthdConnection.meaning(of: Array(data[..<newline]), answering: .number(1), Methods.Token.self) {
         case .answer(let token): return token
         case .event, .other: return nil
         }

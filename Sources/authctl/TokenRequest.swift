@@ -48,13 +48,9 @@ struct TokenRequest {
         }
     }
 
-    /// The JSON-RPC request line, newline included.
+    /// The JSON-RPC request line, newline included, by the protocol's one codec for it.
     var line: [UInt8] {
-        var params: [String] = []
-        if let profile { params.append(#""profile":"# + JSONText.quoted(profile)) }
-        if let minValid { params.append(#""min_validity":\#(minValid)"#) }
-        let text = #"{"jsonrpc":"2.0","id":\#(Self.id),"method":"session.token","params":{"# + params.joined(separator: ",") + "}}\n"
-        return Array(text.utf8)
+        TokenRequestLine(id: .number(Int64(Self.id)), parameters: TokenParameters(profile: profile, minValidity: minValid)).encoded
     }
 
     /// What sending it came to.
@@ -94,10 +90,19 @@ struct TokenRequest {
         } catch {
             return .noAnswer
         }
-        guard !json, var token = TokenAnswer.plainToken(in: answer, id: Self.id) else { return .answered(answer) }
+        guard !json, let result = TokenAnswerLine.decode(answer, answering: .number(Int64(Self.id))),
+              result.accessToken.utf8.allSatisfy(Self.isTokenCharacter) else { return .answered(answer) }
+        var token = Array(result.accessToken.utf8)
         token.append(0x0A)
         let written = token.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
         // A short or failed write (a closed pipe) is left to authctl-full to report.
         return written == token.count ? .printed : .answered(answer)
+    }
+
+    /// Letters, digits, `-`, `_` and `.`: what JWTs are made of. Anything else is printed by
+    /// authctl-full, which says what is odd about it.
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
     }
 }

@@ -69,29 +69,33 @@ import Testing
         #expect(machine.session?.accessToken == "access-2")
     }
 
-    @Test func theTokenServableAtOnceIsWhatARequestWouldGetAndNeverAnUnstoredSuccessor() {
+    @Test func theTokenAnsweredAtOnceIsWhatARequestWouldGetAndNeverAnUnstoredSuccessor() {
         var machine = SessionMachine(policy: policy)
-        #expect(machine.servableToken == nil) // loading
+        #expect(machine.answer(validFor: 0, now: t0) == nil) // loading
         _ = machine.storedSessionLoaded(nil, now: t0)
-        #expect(machine.servableToken == nil) // signed out
+        #expect(machine.answer(validFor: 0, now: t0) == nil) // signed out
 
         machine = signedInMachine()
         let now = t0.addingTimeInterval(200)
         let current = IssuedToken(accessToken: "access-1", expiresAt: t0.addingTimeInterval(3600))
-        #expect(machine.servableToken == current)
+        #expect(machine.answer(validFor: 60, now: now) == current)
         #expect(machine.tokenRequested(r1, validFor: 60, now: now) == [.answer(r1, .success(current))])
+        // Exactly the validity left is enough; a second more is not, and then the machine must act.
+        #expect(machine.answer(validFor: 3400, now: now) == current)
+        #expect(machine.answer(validFor: 3401, now: now) == nil)
 
         _ = machine.tokenRequested(r2, validFor: 3500, now: now)
         #expect(machine.phase == .refreshing)
-        #expect(machine.servableToken == current)
+        #expect(machine.answer(validFor: 60, now: now) == current)
+        #expect(machine.answer(validFor: 3500, now: now) == nil)
         _ = machine.refreshSucceeded(Fixtures.grant(2), generation: 0, now: now)
         #expect(machine.phase == .persisting)
-        #expect(machine.servableToken == current) // the successor is not stored yet
+        #expect(machine.answer(validFor: 60, now: now) == current) // the successor is not stored yet
         _ = machine.storeFinished(generation: 0, failure: nil, now: now)
-        #expect(machine.servableToken == IssuedToken(accessToken: "access-2", expiresAt: now.addingTimeInterval(3600)))
+        #expect(machine.answer(validFor: 3500, now: now) == IssuedToken(accessToken: "access-2", expiresAt: now.addingTimeInterval(3600)))
 
         _ = machine.signOutRequested(now: now)
-        #expect(machine.servableToken == nil)
+        #expect(machine.answer(validFor: 0, now: now) == nil)
     }
 
     @Test func undemandingRequestsGetTheCurrentTokenWhileARefreshRuns() {

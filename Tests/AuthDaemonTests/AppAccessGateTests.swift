@@ -2,6 +2,7 @@ import AuthCore
 import AuthDaemon
 import AuthProtocol
 import AuthSocketServer
+import AuthTestSupport
 import Foundation
 import Logging
 import Testing
@@ -11,9 +12,12 @@ import Testing
     private let app = ClientIdentity(executable: "/usr/bin/some-app", appID: nil)
     private let authctl = ClientIdentity(executable: "/opt/authd/bin/authctl", appID: nil)
 
+    /// The gate's wall clock: its times are what `apps.list` reports as last used.
+    private let wall = ManualWallClock(Date(timeIntervalSince1970: 1_800_000_000))
+
     private func gate(_ policy: AppAccessPolicy, file: AppDecisionFile? = nil, timeout: Duration = .seconds(30)) -> AppAccessGate {
         AppAccessGate(policies: ["default": policy], file: file, prompt: nil, approvalTimeout: timeout,
-                      deciders: [authctl.executable], logger: Logger(label: "gate-test"))
+                      deciders: [authctl.executable], clock: wall, logger: Logger(label: "gate-test"))
     }
 
     private func temporaryFile() -> AppDecisionFile {
@@ -23,7 +27,7 @@ import Testing
     @Test func anOpenProfileAdmitsEveryAppAndCountsTheTokens() async throws {
         let gate = gate(.open)
         try await gate.admit(app, profile: "default")
-        gate.noteTokenHandedOut(to: app, profile: "default", at: Date(timeIntervalSince1970: 1_800_000_000))
+        gate.noteTokenHandedOut(to: app, profile: "default")
         let records = await gate.records(profile: nil)
         #expect(records == [AppRecord(app: app.app, executable: app.executable, appID: nil, profile: "default", access: "open",
                                       requests: 1, lastUsed: 1_800_000_000)])

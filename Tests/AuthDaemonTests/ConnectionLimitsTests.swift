@@ -74,8 +74,10 @@ import Testing
                 Thread.sleep(forTimeInterval: 0.6)
                 let client = try daemon.connect()
                 _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
-                let event = object(try subscriber.readLine())
-                #expect((event["params"] as? [String: Any])?["event"] as? String == "SIGNED_IN")
+                let line = try subscriber.readLine()
+                let event = object(line)
+                #expect((event["params"] as? [String: Any])?["event"] as? String == "SIGNED_IN",
+                        "\(line.map { String(decoding: $0, as: UTF8.self) } ?? "the connection was closed")")
             }
         }
     }

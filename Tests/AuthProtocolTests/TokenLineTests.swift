@@ -15,7 +15,7 @@ import Testing
     }
 
     private func read(_ line: String) -> TokenRequestLine.Reading? {
-        TokenRequestLine(Data(line.utf8)).map { .init(id: $0.id, profile: $0.parameters.profile, minValidity: $0.parameters.minValidity) }
+        TokenRequestLine(Array(line.utf8)).map { .init(id: $0.id, profile: $0.parameters.profile, minValidity: $0.parameters.minValidity) }
     }
 
     @Test func theCommonShapesAreReadAsTheDecoderReadsThem() {
@@ -104,6 +104,46 @@ import Testing
         // The printable ends, space and tilde, are written as they are.
         let edges = Methods.Token.Result(accessToken: " a~", expiresAt: 1, expiresIn: 1)
         #expect(TokenAnswerLine.encode(edges, id: .number(1)) == Array(try RPCCodec.encodeResult(edges, id: .number(1))))
+    }
+
+    @Test func theRequestIsWrittenAsTheEncoderWritesItAndReadBack() throws {
+        let cases: [(RPCID, Methods.Token.Parameters)] = [
+            (.number(1), .init()), (.number(-3), .init(profile: "work")), (.string("x-9"), .init(minValidity: 0)),
+            (.number(.max), .init(profile: "p/q r", minValidity: 86_400)),
+        ]
+        for (id, parameters) in cases {
+            let line = TokenRequestLine(id: id, parameters: parameters).encoded
+            #expect(line == Array(try RPCCodec.encodeRequest(method: Methods.Token.name, params: parameters, id: id)), "\(id)")
+            let read = try #require(TokenRequestLine(Array(line.dropLast())))
+            #expect(read.id == id && read.parameters == parameters)
+        }
+        // A profile the reader cannot take as it is (a quote, a newline, not ASCII) is still
+        // written as valid JSON, which the general decoder reads back exactly.
+        for profile in ["a\"b", "line\nbreak", "caf\u{E9}", "tab\there\u{1}"] {
+            let line = TokenRequestLine(id: .number(2), parameters: .init(profile: profile)).encoded
+            #expect(TokenRequestLine(Array(line.dropLast())) == nil)
+            #expect(decoded(String(decoding: line.dropLast(), as: UTF8.self)) == .init(id: .number(2), profile: profile, minValidity: nil))
+        }
+    }
+
+    @Test func theAnswerReaderTakesWhatEitherEncoderWritesAndNothingElse() throws {
+        let result = Methods.Token.Result(accessToken: "eyJ.eyJ.sig", expiresAt: 1_800_000_000, expiresIn: 59)
+        let written = try #require(TokenAnswerLine.encode(result, id: .number(7)))
+        #expect(TokenAnswerLine.decode(Array(written.dropLast()), answering: .number(7)) == result)
+        #expect(TokenAnswerLine.decode(Array(try RPCCodec.encodeResult(result, id: .string("s"))).dropLast().map { $0 }, answering: .string("s")) == result)
+        let shuffled = #" { "result" : {"token_type":"bearer", "expires_in":59,"expires_at":1800000000,"access_token":"eyJ.eyJ.sig"}, "jsonrpc":"2.0","id":7 } "#
+        #expect(TokenAnswerLine.decode(Array(shuffled.utf8), answering: .number(7)) == result)
+        let others = [
+            String(decoding: written.dropLast(), as: UTF8.self).replacingOccurrences(of: #""id":7"#, with: #""id":8"#), // another request's
+            #"{"id":7,"jsonrpc":"2.0","error":{"code":-32000,"message":"not signed in"}}"#,                         // an error
+            #"{"id":7,"jsonrpc":"2.0","result":{"access_token":"","expires_at":1,"expires_in":1,"token_type":"bearer"}}"#, // no token
+            #"{"id":7,"jsonrpc":"2.0","result":{"access_token":"a"b","expires_at":1,"expires_in":1,"token_type":"bearer"}}"#, // an escape
+            #"{"id":7,"jsonrpc":"2.0","result":{"access_token":"a","expires_at":1.5,"expires_in":1,"token_type":"bearer"}}"#, // a fraction
+            #"{"id":7,"jsonrpc":"2.0","result":{"access_token":"a","expires_at":1,"token_type":"bearer"}}"#,      // a field missing
+            #"{"id":7,"jsonrpc":"2.0","result":{"access_token":"a","expires_at":1,"expires_in":1,"token_type":"bearer"},"error":null}"#,
+            #"{"id":7,"jsonrpc":"1.0","result":{"access_token":"a","expires_at":1,"expires_in":1,"token_type":"bearer"}}"#,
+        ]
+        for line in others { #expect(TokenAnswerLine.decode(Array(line.utf8), answering: .number(7)) == nil, "\(line)") }
     }
 }
 
