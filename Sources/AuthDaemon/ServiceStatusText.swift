@@ -27,14 +27,14 @@ public enum ServiceStatusText {
             return "\(what), retrying in \(duration(seconds))"
         }
         switch status.state {
-        case "signed_in":
+        case .signedIn:
             let left = Int(saturating: TimeInterval(status.expiresAt ?? 0) - now.timeIntervalSince1970, rounding: .down)
             let keyring = status.keyring == "unavailable" ? " (keyring unavailable: kept in memory)" : ""
             return left > 0 ? "signed in as \(who), token valid \(duration(left))\(keyring)" : "signed in as \(who), token expired\(keyring)"
-        case "refreshing": return "signed in as \(who), refreshing the token"
-        case "signing_in": return "signing in"
-        case "loading": return "reading the keyring"
-        case "keyring_unavailable": return "keyring locked or unavailable: unlock it; authd reads it again by itself"
+        case .refreshing: return "signed in as \(who), refreshing the token"
+        case .signingIn: return "signing in"
+        case .loading: return "reading the keyring"
+        case .keyringUnavailable: return "keyring locked or unavailable: unlock it; authd reads it again by itself"
         default:
             let ended = status.signOutReason.map { " (session ended: \($0))" } ?? ""
             return "sign-in needed\(ended): authctl \(profileFlag)login"

@@ -6,14 +6,14 @@ import Foundation
 /// client may see of a session: user and expiry, never a token.
 enum StatusMapper {
     static func status(of machine: SessionMachine, profile: String, server: String) -> SessionStatus {
-        let state: String
+        let state: SessionState
         switch machine.phase {
-        case .loading: state = "loading"
-        case .signedOut: state = "signed_out"
-        case .storeUnavailable: state = "keyring_unavailable"
-        case .signedIn: state = "signed_in"
-        case .refreshing: state = "refreshing"
-        case .persisting: state = machine.session == nil ? "signing_in" : "refreshing"
+        case .loading: state = .loading
+        case .signedOut: state = .signedOut
+        case .storeUnavailable: state = .keyringUnavailable
+        case .signedIn: state = .signedIn
+        case .refreshing: state = .refreshing
+        case .persisting: state = machine.session == nil ? .signingIn : .refreshing
         }
         var status = SessionStatus(profile: profile, state: state, server: server)
         if case .signedOut(let reason?) = machine.phase { status.signOutReason = reason.code }
@@ -39,25 +39,25 @@ enum StatusMapper {
         let status = status(of: machine, profile: profile, server: server)
         switch event {
         case .initialSession(let expired):
-            return AuthEventMessage(event: "INITIAL_SESSION", profile: profile, status: status, expired: expired)
+            return AuthEventMessage(event: .initialSession, profile: profile, status: status, expired: expired)
         case .signedIn:
-            return AuthEventMessage(event: "SIGNED_IN", profile: profile, status: status)
+            return AuthEventMessage(event: .signedIn, profile: profile, status: status)
         case .passwordRecovery:
-            return AuthEventMessage(event: "PASSWORD_RECOVERY", profile: profile, status: status)
+            return AuthEventMessage(event: .passwordRecovery, profile: profile, status: status)
         case .userUpdated:
-            return AuthEventMessage(event: "USER_UPDATED", profile: profile, status: status)
+            return AuthEventMessage(event: .userUpdated, profile: profile, status: status)
         case .signedOut(let reason):
-            return AuthEventMessage(event: "SIGNED_OUT", profile: profile, status: status, reason: reason.code)
+            return AuthEventMessage(event: .signedOut, profile: profile, status: status, reason: reason.code)
         case .tokenRefreshed:
-            return AuthEventMessage(event: "TOKEN_REFRESHED", profile: profile, status: status)
+            return AuthEventMessage(event: .tokenRefreshed, profile: profile, status: status)
         case .refreshing:
-            return AuthEventMessage(event: "REFRESHING", profile: profile, status: status)
+            return AuthEventMessage(event: .refreshing, profile: profile, status: status)
         case .refreshFailing(let reason, _, _):
-            return AuthEventMessage(event: "REFRESH_FAILING", profile: profile, status: status, reason: reason.rawValue)
+            return AuthEventMessage(event: .refreshFailing, profile: profile, status: status, reason: reason.rawValue)
         case .keyringUnavailable:
-            return AuthEventMessage(event: "KEYRING_UNAVAILABLE", profile: profile, status: status, reason: "keyring_unavailable")
+            return AuthEventMessage(event: .keyringUnavailable, profile: profile, status: status, reason: ErrorReason.keyringUnavailable.rawValue)
         case .keyringAvailable:
-            return AuthEventMessage(event: "KEYRING_AVAILABLE", profile: profile, status: status)
+            return AuthEventMessage(event: .keyringAvailable, profile: profile, status: status)
         }
     }
 

@@ -4,8 +4,8 @@ import Foundation
 public struct SessionStatus: Codable, Sendable, Equatable {
     /// The profile name.
     public var profile: String
-    /// `loading`, `signed_out`, `signed_in`, `refreshing` or `keyring_unavailable`.
-    public var state: String
+    /// The state (`SessionState`).
+    public var state: SessionState
     /// The signed-in user.
     public var user: User?
     /// The access token's expiry as Unix seconds.
@@ -22,7 +22,7 @@ public struct SessionStatus: Codable, Sendable, Equatable {
     public var server: String
 
     /// Creates a status.
-    public init(profile: String, state: String, user: User? = nil, expiresAt: Int64? = nil, signOutReason: String? = nil,
+    public init(profile: String, state: SessionState, user: User? = nil, expiresAt: Int64? = nil, signOutReason: String? = nil,
                 degraded: Degraded? = nil, keyring: String = "ok", keyringDetail: String? = nil, server: String) {
         self.profile = profile
         self.state = state
@@ -76,7 +76,7 @@ public struct SessionStatus: Codable, Sendable, Equatable {
     }
 
     /// Whether a session is held.
-    public var isSignedIn: Bool { state == "signed_in" || state == "refreshing" }
+    public var isSignedIn: Bool { state.isSignedIn }
 }
 
 /// The `event` notification's parameters.
@@ -84,11 +84,8 @@ public struct AuthEventMessage: Codable, Sendable, Equatable {
     /// The notification method name for events.
     public static let method = "event"
 
-    /// `INITIAL_SESSION`, `SIGNED_IN`, `SIGNED_OUT`, `TOKEN_REFRESHED`, `USER_UPDATED`,
-    /// `PASSWORD_RECOVERY`, `REFRESHING`,
-    /// `REFRESH_FAILING`, `KEYRING_UNAVAILABLE` or `KEYRING_AVAILABLE`. Clients must ignore names
-    /// they do not know.
-    public var event: String
+    /// The event (`AuthEventName`). Clients must ignore names they do not know.
+    public var event: AuthEventName
     /// The profile it concerns.
     public var profile: String
     /// The status after the change.
@@ -99,7 +96,7 @@ public struct AuthEventMessage: Codable, Sendable, Equatable {
     public var expired: Bool?
 
     /// Creates an event message.
-    public init(event: String, profile: String, status: SessionStatus, reason: String? = nil, expired: Bool? = nil) {
+    public init(event: AuthEventName, profile: String, status: SessionStatus, reason: String? = nil, expired: Bool? = nil) {
         self.event = event
         self.profile = profile
         self.status = status

@@ -31,20 +31,20 @@ public struct AuthEvent: Sendable, Equatable {
         case other(String)
 
         /// The kind for a wire name.
-        init(name: String) {
+        init(name: AuthEventName) {
             switch name {
-            case "INITIAL_SESSION": self = .initialSession
-            case "SIGNED_IN": self = .signedIn
-            case "SIGNED_OUT": self = .signedOut
-            case "TOKEN_REFRESHED": self = .tokenRefreshed
-            case "USER_UPDATED": self = .userUpdated
-            case "PASSWORD_RECOVERY": self = .passwordRecovery
-            case "MFA_CHALLENGE_VERIFIED": self = .mfaChallengeVerified
-            case "REFRESHING": self = .refreshing
-            case "REFRESH_FAILING": self = .refreshFailing
-            case "KEYRING_UNAVAILABLE": self = .keyringUnavailable
-            case "KEYRING_AVAILABLE": self = .keyringAvailable
-            default: self = .other(name)
+            case .initialSession: self = .initialSession
+            case .signedIn: self = .signedIn
+            case .signedOut: self = .signedOut
+            case .tokenRefreshed: self = .tokenRefreshed
+            case .userUpdated: self = .userUpdated
+            case .passwordRecovery: self = .passwordRecovery
+            case .mfaChallengeVerified: self = .mfaChallengeVerified
+            case .refreshing: self = .refreshing
+            case .refreshFailing: self = .refreshFailing
+            case .keyringUnavailable: self = .keyringUnavailable
+            case .keyringAvailable: self = .keyringAvailable
+            default: self = .other(name.rawValue)
             }
         }
     }
@@ -66,7 +66,7 @@ public struct AuthEvent: Sendable, Equatable {
     /// Wraps a wire event.
     init(_ message: AuthEventMessage, afterReconnect: Bool) {
         kind = Kind(name: message.event)
-        name = message.event
+        name = message.event.rawValue
         profile = message.profile
         status = message.status
         reason = message.reason

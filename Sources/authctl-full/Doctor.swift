@@ -109,14 +109,14 @@ struct Doctor: ParsableCommand {
     static func summary(_ status: SessionStatus) -> String {
         let who = status.user?.displayName ?? "?"
         switch status.state {
-        case "signed_in", "refreshing":
+        case .signedIn, .refreshing:
             return "signed in as \(who), token " + (status.expiresAt.map { StatusText.validity(until: $0, now: Date()) } ?? "of unknown validity")
-        case "signed_out":
+        case .signedOut:
             return "not signed in" + (status.signOutReason.map { " (session ended: \($0))" } ?? "") + ": run 'authctl login'"
-        case "keyring_unavailable":
+        case .keyringUnavailable:
             return "unknown until the keyring can be read"
         default:
-            return status.state.replacingOccurrences(of: "_", with: " ")
+            return status.state.rawValue.replacingOccurrences(of: "_", with: " ")
         }
     }
 

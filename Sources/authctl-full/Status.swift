@@ -27,7 +27,7 @@ struct Status: ParsableCommand {
                 }
                 printLines(lines)
             }
-            if status.state == "keyring_unavailable" { throw ExitCode(ExitStatus.keyringUnavailable.rawValue) }
+            if status.state == .keyringUnavailable { throw ExitCode(ExitStatus.keyringUnavailable.rawValue) }
             if !status.isSignedIn { throw ExitCode(ExitStatus.notSignedIn.rawValue) }
         }
     }
@@ -58,19 +58,19 @@ enum StatusText {
     static func lines(_ status: SessionStatus, now: Date) -> [String] {
         var lines = ["Profile:  \(status.profile) (\(status.server))"]
         switch status.state {
-        case "signed_in", "refreshing":
+        case .signedIn, .refreshing:
             lines.append("State:    signed in as \(status.user?.displayName ?? "?")")
             if let user = status.user { lines.append("User ID:  \(user.id)") }
             if let expiresAt = status.expiresAt {
-                lines.append("Token:    \(validity(until: expiresAt, now: now))\(status.state == "refreshing" ? " (refreshing)" : "")")
+                lines.append("Token:    \(validity(until: expiresAt, now: now))\(status.state == .refreshing ? " (refreshing)" : "")")
             }
-        case "signed_out":
+        case .signedOut:
             let reason = status.signOutReason.map { " (\($0))" } ?? ""
             lines.append("State:    signed out\(reason). Sign in with: authctl login --email you@example.com")
-        case "keyring_unavailable":
+        case .keyringUnavailable:
             lines.append("State:    unknown: the keyring could not be read")
         default:
-            lines.append("State:    \(status.state.replacingOccurrences(of: "_", with: " "))")
+            lines.append("State:    \(status.state.rawValue.replacingOccurrences(of: "_", with: " "))")
         }
         if let degraded = status.degraded {
             let retry = max(0, degraded.retryAt - Int64(now.timeIntervalSince1970))

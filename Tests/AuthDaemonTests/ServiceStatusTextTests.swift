@@ -8,7 +8,7 @@ import Testing
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let user = SessionStatus.User(id: "9b2f6c1e-0000-4000-8000-000000000001", email: "a@b.c", phone: nil)
 
-    func status(_ state: String, profile: String = "default", expiresIn: Int64? = nil) -> SessionStatus {
+    func status(_ state: SessionState, profile: String = "default", expiresIn: Int64? = nil) -> SessionStatus {
         var status = SessionStatus(profile: profile, state: state, server: "https://abcd.supabase.co")
         if state == "signed_in" || state == "refreshing" { status.user = user }
         if let expiresIn { status.expiresAt = 1_800_000_000 + expiresIn }

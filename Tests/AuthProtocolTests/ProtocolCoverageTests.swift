@@ -50,7 +50,7 @@ import Testing
     @Test func everyEventNameHasAFixture() throws {
         for (name, fixture) in Self.eventFixtures {
             let event = try JSONDecoder().decode(Notification.self, from: try WireFormatTests.fixture(fixture))
-            #expect(event.method == AuthEventMessage.method && event.params.event == name, "\(fixture)")
+            #expect(event.method == AuthEventMessage.method && event.params.event.rawValue == name, "\(fixture)")
         }
     }
 
