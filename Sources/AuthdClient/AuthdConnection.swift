@@ -23,7 +23,7 @@ public final class AuthdConnection: @unchecked Sendable {
     ///
     /// - Throws: `.foreignDaemon` when a process of another user serves the socket (nothing is
     ///   sent to it), `.daemonUnavailable` when nothing does.
-    public static func connect(socketPath: String? = nil) throws(AuthdClientError) -> AuthdConnection {
+    public static func connect(socketPath: String? = nil) throws(AuthdError) -> AuthdConnection {
         let path: String
         do { path = try socketPath ?? SocketPath.resolve() } catch { throw .daemonUnavailable(error.localizedDescription) }
         do {
@@ -38,7 +38,7 @@ public final class AuthdConnection: @unchecked Sendable {
 
     /// Calls `method` and waits up to `timeout` seconds for its answer. Events that arrive in
     /// between are kept for `nextEvent()`.
-    public func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters, timeout: TimeInterval = 30) throws(AuthdClientError) -> M.Result {
+    public func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters, timeout: TimeInterval = 30) throws(AuthdError) -> M.Result {
         nextID += 1
         let id = RPCID.number(nextID)
         let request: [UInt8]
@@ -46,7 +46,7 @@ public final class AuthdConnection: @unchecked Sendable {
             request = line
         } else {
             do { request = Array(try RPCCodec.encodeRequest(method: M.name, params: parameters, id: id)) } catch {
-                throw .protocolViolation("request could not be encoded")
+                throw .protocolError("request could not be encoded")
             }
         }
         connection.setReadTimeout(timeout)
@@ -78,7 +78,7 @@ public final class AuthdConnection: @unchecked Sendable {
 
     /// Interprets `line` as `call` does: an error answer (or a notice with a null id) throws.
     /// For callers that did their own I/O, such as `authctl token` given its front's answer.
-    public static func meaning<M: RPCMethod>(of bytes: [UInt8], answering id: RPCID, _ method: M.Type) throws(AuthdClientError) -> LineMeaning<M.Result> {
+    public static func meaning<M: RPCMethod>(of bytes: [UInt8], answering id: RPCID, _ method: M.Type) throws(AuthdError) -> LineMeaning<M.Result> {
         // The common answer to a method with a hand-written codec is read without a JSON decoder.
         if let lines = M.self as? any HandWrittenLines.Type, let result = lines.readAnyResult(bytes, answering: id) as? M.Result {
             return .answer(result)
@@ -86,7 +86,7 @@ public final class AuthdConnection: @unchecked Sendable {
         let line = Data(bytes)
         let decoder = RPCCodec.makeDecoder()
         guard let probe = try? decoder.decode(RPCInboundProbe.self, from: line) else {
-            throw .protocolViolation("authd sent a line that is not JSON")
+            throw .protocolError("authd sent a line that is not JSON")
         }
         if probe.id == nil, probe.method == AuthEventMessage.method {
             if let event = try? decoder.decode(RPCNotificationIn<AuthEventMessage>.self, from: line) { return .event(event.params) }
@@ -94,27 +94,20 @@ public final class AuthdConnection: @unchecked Sendable {
         }
         guard probe.id == id || probe.id == nil else { return .other }
         guard let response = try? decoder.decode(RPCResponse<M.Result>.self, from: line) else {
-            throw .protocolViolation("authd's answer to \(M.name) has an unexpected shape")
+            throw .protocolError("authd's answer to \(M.name) has an unexpected shape")
         }
-        if let error = response.error {
-            // The daemon closed this connection (idle, or output left unread): as for any
-            // closed connection, a caller that reuses connections opens a new one and retries.
-            if probe.id == nil, error.reason == .idleTimeout || error.reason == .tooSlow {
-                throw .daemonUnavailable(error.message)
-            }
-            throw .rpc(error)
-        }
-        guard let result = response.result else { throw .protocolViolation("authd's answer has neither result nor error") }
+        if let error = response.error { throw AuthdError(answer: error) }
+        guard let result = response.result else { throw .protocolError("authd's answer has neither result nor error") }
         return .answer(result)
     }
 
     /// Subscribes to events of `profile` (the default profile when nil). The first event is `INITIAL_SESSION`.
-    public func subscribe(profile: String? = nil) throws(AuthdClientError) {
+    public func subscribe(profile: String? = nil) throws(AuthdError) {
         _ = try call(Methods.Subscribe.self, ProfileParameters(profile: profile))
     }
 
     /// The next event; nil once the daemon has closed the connection.
-    public func nextEvent() throws(AuthdClientError) -> AuthEventMessage? {
+    public func nextEvent() throws(AuthdError) -> AuthEventMessage? {
         if !pendingEvents.isEmpty { return pendingEvents.removeFirst() }
         connection.setReadTimeout(nil)
         while true {
@@ -133,7 +126,7 @@ public final class AuthdConnection: @unchecked Sendable {
     /// that may come from another thread: it only shuts the socket down.
     func interruptForStop() { connection.interrupt() }
 
-    private func io<T>(_ body: () throws(IPCError) -> T) throws(AuthdClientError) -> T {
+    private func io<T>(_ body: () throws(IPCError) -> T) throws(AuthdError) -> T {
         do { return try body() } catch {
             if case .timedOut = error { throw .timedOut }
             throw .daemonUnavailable(error.localizedDescription)
@@ -145,33 +138,4 @@ public final class AuthdConnection: @unchecked Sendable {
 struct RPCNotificationIn<P: Decodable>: Decodable {
     var method: String
     var params: P
-}
-
-/// Why a call to the daemon failed.
-public enum AuthdClientError: Error, Sendable, Equatable {
-    /// The daemon is not running or the connection broke; the text says how to start it.
-    case daemonUnavailable(String)
-    /// The daemon did not answer in time.
-    case timedOut
-    /// The daemon answered with an error.
-    case rpc(RPCErrorObject)
-    /// The daemon said something this client does not understand.
-    case protocolViolation(String)
-    /// The socket is served by a process of user `uid`, not of this process's user
-    /// (`expectedUID`): it is not our authd, and nothing was sent to it.
-    case foreignDaemon(path: String, uid: UInt32, expectedUID: UInt32)
-}
-
-extension AuthdClientError: LocalizedError {
-    /// One line that says what happened and what to do.
-    public var errorDescription: String? {
-        switch self {
-        case .daemonUnavailable(let detail): return detail
-        case .timedOut: return "authd did not answer in time; check 'journalctl --user -u authd'"
-        case .rpc(let error): return error.message
-        case .protocolViolation(let detail): return "protocol error: \(detail)"
-        case .foreignDaemon(let path, let uid, let expectedUID):
-            return IPCError.foreignServer(path: path, uid: uid, expectedUID: expectedUID).description
-        }
-    }
 }

@@ -18,6 +18,10 @@ public enum AuthdError: Error, Sendable, Equatable {
     case unknownProfile(String)
     /// authd did not answer in time.
     case timedOut
+    /// The server refused the credentials, code or ID token of a sign-in.
+    case signInRefused(String)
+    /// A browser sign-in failed (the provider's error, or its flow expired).
+    case browserSignInFailed(String)
     /// authd refused the request for another reason; `reason` is its stable code when it sent one.
     case rejected(reason: String?, message: String)
     /// authd sent something this library cannot read.
@@ -26,23 +30,20 @@ public enum AuthdError: Error, Sendable, Equatable {
     /// it is not this user's authd, and nothing was sent to it. Waiting does not mend it.
     case foreignDaemon(path: String, uid: UInt32, expectedUID: UInt32)
 
-    /// Translates the connection-level error into what an app can act on.
-    init(_ error: AuthdClientError) {
-        switch error {
-        case .daemonUnavailable(let detail): self = .daemonUnavailable(detail)
-        case .timedOut: self = .timedOut
-        case .protocolViolation(let detail): self = .protocolError(detail)
-        case .foreignDaemon(let path, let uid, let expectedUID): self = .foreignDaemon(path: path, uid: uid, expectedUID: expectedUID)
-        case .rpc(let error):
-            switch error.reason {
-            case .notSignedIn: self = .notSignedIn(error.message)
-            case .offline, .serverError, .rateLimited: self = .offline(error.message)
-            case .accessDenied, .appDenied: self = .accessDenied(error.message)
-            case .keyringUnavailable: self = .keyringUnavailable(error.message)
-            case .unknownProfile: self = .unknownProfile(error.message)
-            case .busy, .idleTimeout, .tooSlow: self = .daemonUnavailable(error.message)
-            default: self = .rejected(reason: error.data?.reason, message: error.message)
-            }
+    /// The error for authd's error answer `error`: its stable reason decides the case.
+    init(answer error: RPCErrorObject) {
+        switch error.reason {
+        case .notSignedIn: self = .notSignedIn(error.message)
+        case .offline, .serverError, .rateLimited: self = .offline(error.message)
+        case .accessDenied, .appDenied: self = .accessDenied(error.message)
+        case .keyringUnavailable: self = .keyringUnavailable(error.message)
+        case .unknownProfile: self = .unknownProfile(error.message)
+        case .invalidCredentials, .signInRejected, .codeRejected, .idTokenRejected: self = .signInRefused(error.message)
+        case .oauthFailed, .flowExpired: self = .browserSignInFailed(error.message)
+        // The daemon closed this connection (too many clients, idle, or output left unread): as
+        // for any closed connection, a caller that reuses connections opens a new one and retries.
+        case .busy, .idleTimeout, .tooSlow: self = .daemonUnavailable(error.message)
+        default: self = .rejected(reason: error.data?.reason, message: error.message)
         }
     }
 
@@ -50,7 +51,8 @@ public enum AuthdError: Error, Sendable, Equatable {
     public var isTransient: Bool {
         switch self {
         case .offline, .daemonUnavailable, .timedOut, .keyringUnavailable: return true
-        case .notSignedIn, .accessDenied, .unknownProfile, .rejected, .protocolError, .foreignDaemon: return false
+        case .notSignedIn, .accessDenied, .unknownProfile, .signInRefused, .browserSignInFailed, .rejected, .protocolError, .foreignDaemon:
+            return false
         }
     }
 }
@@ -60,12 +62,14 @@ extension AuthdError: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .notSignedIn(let message), .offline(let message), .accessDenied(let message), .daemonUnavailable(let message),
-             .keyringUnavailable(let message), .unknownProfile(let message), .protocolError(let message):
+             .keyringUnavailable(let message), .unknownProfile(let message), .signInRefused(let message),
+             .browserSignInFailed(let message):
             return message
-        case .timedOut: return AuthdClientError.timedOut.errorDescription
+        case .protocolError(let detail): return "protocol error: \(detail)"
+        case .timedOut: return "authd did not answer in time; check 'journalctl --user -u authd'"
         case .rejected(_, let message): return message
         case .foreignDaemon(let path, let uid, let expectedUID):
-            return AuthdClientError.foreignDaemon(path: path, uid: uid, expectedUID: expectedUID).errorDescription
+            return IPCError.foreignServer(path: path, uid: uid, expectedUID: expectedUID).description
         }
     }
 }

@@ -84,14 +84,14 @@ final class EventPump: @unchecked Sendable {
                 let (opened, _) = try greeter.open()
                 guard adopt(opened) else { opened.close(); break }
                 defer { release(opened) }
-                do { try opened.subscribe(profile: profile) } catch { throw AuthdError(error) }
+                try opened.subscribe(profile: profile)
                 let reconnected = subscribedOnce
                 subscribedOnce = true
                 delay = Self.firstDelay
                 var first = true
                 while true {
                     let message: AuthEventMessage?
-                    do { message = try opened.nextEvent() } catch { throw AuthdError(error) }
+                    message = try opened.nextEvent()
                     guard let message else { break }
                     continuation.yield(.success(AuthEvent(message, afterReconnect: reconnected && first)))
                     first = false

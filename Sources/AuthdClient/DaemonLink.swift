@@ -13,14 +13,14 @@ struct DaemonGreeter: Sendable {
     /// Connects and says hello; the answer tells the protocol version, capabilities and profiles.
     func open() throws(AuthdError) -> (AuthdConnection, Methods.Hello.Result) {
         let connection: AuthdConnection
-        do { connection = try AuthdConnection.connect(socketPath: socketPath) } catch { throw AuthdError(error) }
+        connection = try AuthdConnection.connect(socketPath: socketPath)
         do {
             let hello = try connection.call(Methods.Hello.self, .init(client: clientName), timeout: 15)
             if let warning = ProtocolCompatibility.warning(daemonVersion: hello.protocolVersion) { warn(warning) }
             return (connection, hello)
         } catch {
             connection.close()
-            throw AuthdError(error)
+            throw error
         }
     }
 }
@@ -61,14 +61,15 @@ final class DaemonLink: @unchecked Sendable {
                 let fresh = try ensureOpen()
                 do { return try fresh.call(method, parameters, timeout: timeout) } catch {
                     close()
-                    throw AuthdError(error)
+                    throw error
                 }
-            case .daemonUnavailable, .timedOut, .protocolViolation, .foreignDaemon:
+            case .daemonUnavailable, .timedOut, .protocolError, .foreignDaemon:
                 // The connection is in an unknown state; the next call starts afresh.
                 close()
-                throw AuthdError(error)
-            case .rpc:
-                throw AuthdError(error)
+                throw error
+            default:
+                // authd answered: the connection is fine.
+                throw error
             }
         }
     }

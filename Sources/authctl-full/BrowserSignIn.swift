@@ -33,7 +33,7 @@ struct BrowserSignIn {
         guard let listener else {
             // A custom scheme: the desktop's URL handler runs `authctl open-url`, which completes
             // the flow in authd; this call returns when it has.
-            let waited = Result { () throws(AuthdClientError) in
+            let waited = Result { () throws(AuthdError) in
                 try connection.call(Methods.OAuthWait.self, .init(profile: profile, flowID: flow.flowID),
                                     timeout: deadline.timeIntervalSinceNow + 5)
             }
@@ -45,7 +45,7 @@ struct BrowserSignIn {
         guard let callback = listener.waitForCallback(flowID: flow.flowID, until: deadline) else {
             throw Failure("timed out waiting for the browser sign-in; run the command again (with --no-browser to copy the URL by hand)", .browserSignInFailed)
         }
-        let completed = Result { () throws(AuthdClientError) in
+        let completed = Result { () throws(AuthdError) in
             try connection.call(Methods.OAuthComplete.self, .init(profile: profile, flowID: flow.flowID, callbackURL: callback.url), timeout: 60)
         }
         switch completed {

@@ -24,24 +24,21 @@ struct Failure: Error {
         self.status = status
     }
 
-    init(_ error: AuthdClientError) {
+    /// The message and exit code for `error`: the client library's classification decides the code.
+    init(_ error: AuthdError) {
+        let status: ExitStatus
         switch error {
-        case .daemonUnavailable(let detail): self.init(detail, .daemonNotRunning)
-        case .timedOut: self.init(error.localizedDescription, .failure)
-        case .protocolViolation: self.init(error.localizedDescription, .failure)
-        // Not 3: no authd is to be started or waited for; somebody has to look at the socket.
-        case .foreignDaemon: self.init(error.localizedDescription, .failure)
-        case .rpc(let rpc):
-            switch rpc.reason {
-            case .notSignedIn?: self.init(rpc.message, .notSignedIn)
-            case .invalidCredentials?, .signInRejected?, .codeRejected?, .idTokenRejected?: self.init(rpc.message, .signInRefused)
-            case .oauthFailed?, .flowExpired?: self.init(rpc.message, .browserSignInFailed)
-            case .offline?, .serverError?, .rateLimited?: self.init(rpc.message, .serverUnavailable)
-            case .keyringUnavailable?: self.init(rpc.message, .keyringUnavailable)
-            case .busy?: self.init(rpc.message, .daemonNotRunning)
-            default: self.init(rpc.message, .failure)
-            }
+        case .daemonUnavailable: status = .daemonNotRunning
+        case .notSignedIn: status = .notSignedIn
+        case .signInRefused: status = .signInRefused
+        case .offline: status = .serverUnavailable
+        case .keyringUnavailable: status = .keyringUnavailable
+        case .browserSignInFailed: status = .browserSignInFailed
+        // Not 3 for a foreign daemon: no authd is to be started or waited for; somebody has to
+        // look at the socket.
+        case .timedOut, .protocolError, .foreignDaemon, .accessDenied, .unknownProfile, .rejected: status = .failure
         }
+        self.init(error.localizedDescription, status)
     }
 }
 
@@ -54,7 +51,7 @@ func runReporting(_ body: () throws -> Void) throws {
     } catch let failure as Failure {
         FileHandle.standardError.write(Data("authctl: \(failure.message.escapedForTerminal)\n".utf8))
         throw ExitCode(failure.status.rawValue)
-    } catch let error as AuthdClientError {
+    } catch let error as AuthdError {
         let failure = Failure(error)
         FileHandle.standardError.write(Data("authctl: \(failure.message.escapedForTerminal)\n".utf8))
         throw ExitCode(failure.status.rawValue)

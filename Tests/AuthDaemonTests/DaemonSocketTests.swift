@@ -39,16 +39,15 @@ import Testing
                 #expect(hello.protocolVersion == ProtocolVersion.current)
                 #expect(hello.profiles == ["default"])
 
-                #expect(throws: AuthdClientError.rpc(.application(.notSignedIn, "not signed in: run 'authctl login'"))) {
+                #expect(throws: AuthdError.notSignedIn("not signed in: run 'authctl login'")) {
                     _ = try client.call(Methods.Token.self, .init())
                 }
                 do {
                     _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "pw-not-this-one-7f3a"))
                     Issue.record("a wrong password signed in")
-                } catch let AuthdClientError.rpc(error) {
-                    #expect(error.reason == .invalidCredentials)
-                    #expect(error.message == "wrong email or password")
-                    #expect(!error.message.contains("pw-not-this-one-7f3a"))
+                } catch let AuthdError.signInRefused(message) {
+                    #expect(message == "wrong email or password")
+                    #expect(!message.contains("pw-not-this-one-7f3a"))
                 }
                 let status = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
                 #expect(status.state == "signed_in")
@@ -69,8 +68,7 @@ import Testing
                 do {
                     _ = try client.call(Methods.Token.self, .init())
                     Issue.record("token after sign-out")
-                } catch let AuthdClientError.rpc(error) {
-                    #expect(error.reason == .notSignedIn)
+                } catch AuthdError.notSignedIn {
                 }
             }
             // The delete goes through the store's serial queue; give it a moment to land.

@@ -94,9 +94,8 @@ import Testing
                 do {
                     _ = try daemon.connect().call(Methods.Token.self, .init())
                     Issue.record("token after a fatal refresh error")
-                } catch let AuthdClientError.rpc(error) {
-                    #expect(error.reason == .notSignedIn)
-                    #expect(error.message.contains("refresh_token_already_used"))
+                } catch let AuthdError.notSignedIn(message) {
+                    #expect(message.contains("refresh_token_already_used"))
                 }
             }
         }

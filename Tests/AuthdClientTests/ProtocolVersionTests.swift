@@ -49,6 +49,8 @@ import Glibc
         ("rate_limited", .offline("m")), ("access_denied", .accessDenied("m")), ("keyring_unavailable", .keyringUnavailable("m")),
         ("unknown_profile", .unknownProfile("m")), ("min_validity_too_long", .rejected(reason: "min_validity_too_long", message: "m")),
         ("from_the_future", .rejected(reason: "from_the_future", message: "m")),
+        ("invalid_credentials", .signInRefused("m")), ("code_rejected", .signInRefused("m")),
+        ("flow_expired", .browserSignInFailed("m")), ("busy", .daemonUnavailable("m")),
     ] as [(String, AuthdError)])
     func errorReasonsBecomeTypedErrors(_ reason: String, _ expected: AuthdError) async throws {
         let daemon = try ScriptedDaemon(errorReason: reason)

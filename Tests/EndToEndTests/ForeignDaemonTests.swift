@@ -43,7 +43,7 @@ struct ForeignDaemonTests {
             #expect(!error.isTransient)
             #expect(error.localizedDescription.contains("uid \(ForeignServer.uid)"))
         }
-        #expect(throws: AuthdClientError.foreignDaemon(path: server.socketPath, uid: ForeignServer.uid, expectedUID: getuid())) {
+        #expect(throws: AuthdError.foreignDaemon(path: server.socketPath, uid: ForeignServer.uid, expectedUID: getuid())) {
             try AuthdConnection.connect(socketPath: server.socketPath)
         }
         let connections = try await offPool { server.connections(atLeast: 2) }
