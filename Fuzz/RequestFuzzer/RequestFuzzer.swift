@@ -88,10 +88,11 @@ final class FuzzWorld: Sendable {
         logger.logLevel = .critical
         let driver = SessionDriver(profile: "default", server: "https://example.test", store: InMemorySessionStore(), api: FakeGoTrue(),
                                    policy: RefreshPolicy(jitterFraction: 0), logger: logger)
-        dispatcher = RequestDispatcher(registry: ProfileRegistry(drivers: [driver], defaultProfile: "default"), logger: logger)
+        let profile = ProfileServices(session: driver, logger: logger)
+        dispatcher = RequestDispatcher(registry: ProfileRegistry(profiles: [profile], defaultProfile: "default"), logger: logger)
         // The driver must run for token requests to be answered. It lives as long as the process:
         // libFuzzer owns the main thread and never returns to a structured scope we could use.
-        Thread { Self.blockOn { await driver.run() } }.start()
+        Thread { Self.blockOn { await profile.run() } }.start()
     }
 
     /// Dispatches one line on a fresh connection and returns every line queued for it.

@@ -16,11 +16,11 @@ public struct SessionMachine: Sendable {
     /// Set while refreshing fails transiently.
     public private(set) var degraded: (reason: DegradedReason, detail: String, retryAt: Date)?
     /// Set while the keyring cannot be written; the session lives in memory only.
-    public private(set) var keyringFailure: StoreFailure?
+    public var keyringFailure: StoreFailure? { keyring.failure }
     /// When the timer should next refresh (or retry).
     public private(set) var nextRefreshAt: Date?
     /// When a failed keyring write is retried.
-    public private(set) var storeRetryAt: Date?
+    public var storeRetryAt: Date? { keyring.storeRetryAt }
 
     private let policy: RefreshPolicy
     private var budget: RefreshBudget
@@ -28,17 +28,8 @@ public struct SessionMachine: Sendable {
     private var pending: (session: Session, event: SessionEvent)?
     private var failures = 0
     private var lastFailureAt: Date?
-    private var storeFailures = 0
-    private var storeRetryInFlight = false
-    /// The writes handed to the store and not yet finished, in order (the store writes one at a
-    /// time, in order): whether each brings in a new session, and for which generation. A
-    /// finished write is matched to its own entry, so a rewrite finishing first can never
-    /// adopt a new session whose own write is still out.
-    private var writes: [(generation: UInt64, adopts: Bool)] = []
-    private var storeAgainAfterWrite = false
-    private var loadFailures = 0
-    private var loadInFlight = false
-    private var lastLoadAt: Date?
+    /// Reading and writing the keyring: what is out, what failed, when to try again.
+    private var keyring = KeyringRetryState()
 
     /// Creates a machine in the `loading` phase.
     public init(policy: RefreshPolicy = RefreshPolicy()) {
@@ -58,9 +49,8 @@ public struct SessionMachine: Sendable {
     /// nothing was stored.
     public mutating func storedSessionLoaded(_ stored: Session?, now: Date, random: Double = 0.5) -> [SessionAction] {
         let wasUnavailable = isStoreUnavailable
-        guard phase == .loading || (wasUnavailable && loadInFlight) else { return [] }
-        loadInFlight = false
-        loadFailures = 0
+        guard phase == .loading || (wasUnavailable && keyring.loadInFlight) else { return [] }
+        keyring.loadSucceeded()
         // A keyring that was locked at start and is now open: say so before the session it held.
         let prelude: [SessionAction] = wasUnavailable ? [.cancelTimer, .emit(.keyringAvailable)] : []
         guard let stored else {
@@ -82,13 +72,12 @@ public struct SessionMachine: Sendable {
         let previous: StoreFailure?
         switch phase {
         case .loading: previous = nil
-        case .storeUnavailable(let earlier) where loadInFlight: previous = earlier
+        case .storeUnavailable(let earlier) where keyring.loadInFlight: previous = earlier
         default: return []
         }
-        loadInFlight = false
-        loadFailures += 1
+        let attempt = keyring.loadFailed()
         phase = .storeUnavailable(failure)
-        let delay = min(policy.backoff(attempt: loadFailures, retryAfter: nil, random: random), policy.storeReloadCap)
+        let delay = min(policy.backoff(attempt: attempt, retryAfter: nil, random: random), policy.storeReloadCap)
         let announce: [SessionAction] = previous == failure ? [] : [.emit(.keyringUnavailable(failure))]
         return announce + failWaiting(.storeUnavailable(failure)) + [.armTimer(now.addingTimeInterval(delay))]
     }
@@ -103,9 +92,9 @@ public struct SessionMachine: Sendable {
         }
         generation &+= 1
         clearFailures()
-        clearStoreRetry()
+        keyring.clearStoreRetry()
         if let request { waiting.append((request, 0)) }
-        loadInFlight = false
+        keyring.abandonLoad()
         pending = (newSession, event)
         phase = .persisting
         return actions + [write(newSession, adopting: true)]
@@ -133,11 +122,11 @@ public struct SessionMachine: Sendable {
         case .signedOut(let reason):
             return [.answer(request, .failure(.notSignedIn(reason)))]
         case .storeUnavailable(let failure):
-            if loadInFlight {
+            if keyring.loadInFlight {
                 waiting.append((request, minimum))
                 return []
             }
-            if let lastLoadAt, now.timeIntervalSince(lastLoadAt) < policy.minimumRetryGap {
+            if let lastLoadAt = keyring.lastLoadAt, now.timeIntervalSince(lastLoadAt) < policy.minimumRetryGap {
                 return [.answer(request, .failure(.storeUnavailable(failure)))]
             }
             // The user may have just unlocked the keyring: look again before saying no.
@@ -202,7 +191,7 @@ public struct SessionMachine: Sendable {
             session?.shift(by: offset)
             pending?.session.shift(by: offset)
             nextRefreshAt = nextRefreshAt?.addingTimeInterval(offset)
-            storeRetryAt = storeRetryAt?.addingTimeInterval(offset)
+            keyring.shift(by: offset)
             lastFailureAt = lastFailureAt?.addingTimeInterval(offset)
             degraded?.retryAt.addTimeInterval(offset)
             actions += storeAgainIfIdle()
@@ -256,8 +245,7 @@ public struct SessionMachine: Sendable {
     /// The store finished writing the session of `generation`; `failure` is nil on success.
     /// A failed write leaves the session served from memory and schedules a retry.
     public mutating func storeFinished(generation: UInt64, failure: StoreFailure?, now: Date, random: Double = 0.5) -> [SessionAction] {
-        guard !writes.isEmpty else { return [] }
-        let finished = writes.removeFirst()
+        guard let finished = keyring.takeFinishedWrite() else { return [] }
         guard generation == self.generation, finished.generation == generation else { return [] }
         var actions: [SessionAction] = []
         var adopted: Session?
@@ -268,12 +256,12 @@ public struct SessionMachine: Sendable {
             phase = .signedIn
             nextRefreshAt = policy.refreshDeadline(for: pending.session, random: random)
             actions.append(.emit(pending.event))
-        } else if !finished.adopts, storeRetryInFlight {
-            storeRetryInFlight = false
+        } else if !finished.adopts, keyring.storeRetryInFlight {
+            keyring.storeRetryInFlight = false
         } else {
             return []
         }
-        let changedMeanwhile = storeAgainAfterWrite
+        let changedMeanwhile = keyring.storeAgainAfterWrite
         actions += keyringOutcome(failure, now: now, random: random)
         if let adopted {
             // Everyone waiting gets the new token, even one that still falls short of what was
@@ -285,18 +273,21 @@ public struct SessionMachine: Sendable {
         if changedMeanwhile, failure == nil {
             // The session changed while that write was out: write the newer one too. (After a
             // failed write the scheduled retry writes the current session anyway.)
-            storeAgainAfterWrite = false
+            keyring.storeAgainAfterWrite = false
             actions += storeAgainIfIdle()
         }
         return actions + evaluate(now: now)
     }
 
-    /// The user signed out locally (after or instead of telling the server).
-    public mutating func signOutRequested(now: Date) -> [SessionAction] {
-        switch phase {
-        case .signedOut, .loading: return []
-        default: return end(.userRequested)
-        }
+    /// The user asked to sign out with `scope` (`SignOutRules`). `local` and `global` end the
+    /// session here at once, whatever the server later says; `others` keeps it. A session still
+    /// being written to the keyring counts: a sign-out must not lose to it. Returns the actions
+    /// and how to tell the server, or nil when there is no session and nothing to tell.
+    public mutating func signOutRequested(scope: SignOutScope, now: Date) -> (actions: [SessionAction], tellServer: SignOutCredential?) {
+        guard let current = session ?? pending?.session else { return ([], nil) }
+        let credential = SignOutRules.credential(for: current, scope: scope, now: now)
+        guard SignOutRules.endsHere(scope) else { return ([], credential) }
+        return (end(.userRequested), credential)
     }
 
     // MARK: Rules
@@ -307,12 +298,11 @@ public struct SessionMachine: Sendable {
     }
 
     private mutating func reloadStoreIfIdle(now: Date) -> [SessionAction] {
-        loadInFlight ? [] : beginLoad(now: now)
+        keyring.loadInFlight ? [] : beginLoad(now: now)
     }
 
     private mutating func beginLoad(now: Date) -> [SessionAction] {
-        loadInFlight = true
-        lastLoadAt = now
+        keyring.startLoad(now: now)
         return [.cancelTimer, .loadStore]
     }
 
@@ -351,9 +341,9 @@ public struct SessionMachine: Sendable {
             }
         }
         waiting = stillWaiting
-        if let retryAt = storeRetryAt, now >= retryAt {
-            storeRetryAt = nil
-            storeRetryInFlight = true
+        if let retryAt = keyring.storeRetryAt, now >= retryAt {
+            keyring.storeRetryAt = nil
+            keyring.storeRetryInFlight = true
             actions.append(write(session, adopting: false))
         }
         if now >= deadline || !waiting.isEmpty {
@@ -361,37 +351,30 @@ public struct SessionMachine: Sendable {
         }
         // While the breaker holds a refresh back, wake when it has room again, to end that state.
         let heldUntil = degraded.flatMap { $0.reason == .refreshLimited ? $0.retryAt : nil }
-        return actions + [.armTimer(min(deadline, storeRetryAt ?? deadline, heldUntil ?? deadline))]
+        return actions + [.armTimer(min(deadline, keyring.storeRetryAt ?? deadline, heldUntil ?? deadline))]
     }
 
     /// Records how a keyring write went: the first failure is announced and retries are scheduled
     /// with the refresh backoff; the first success after failures is announced too.
     private mutating func keyringOutcome(_ failure: StoreFailure?, now: Date, random: Double) -> [SessionAction] {
-        defer { keyringFailure = failure }
+        defer { keyring.failure = failure }
         guard let failure else {
-            let recovered = keyringFailure != nil
-            clearStoreRetry()
+            let recovered = keyring.failure != nil
+            keyring.clearStoreRetry()
             return recovered ? [.emit(.keyringAvailable)] : []
         }
-        storeFailures += 1
-        storeRetryAt = now.addingTimeInterval(policy.backoff(attempt: storeFailures, retryAfter: nil, random: random))
-        return keyringFailure == nil ? [.emit(.keyringUnavailable(failure))] : []
+        keyring.storeFailures += 1
+        keyring.storeRetryAt = now.addingTimeInterval(policy.backoff(attempt: keyring.storeFailures, retryAfter: nil, random: random))
+        return keyring.failure == nil ? [.emit(.keyringUnavailable(failure))] : []
     }
 
     /// Writes the served session again after it changed in place (dates shifted, user updated).
     /// A refresh or a failing keyring will write it anyway, so only an idle signed-in session needs it.
     private mutating func storeAgainIfIdle() -> [SessionAction] {
-        if storeRetryInFlight { storeAgainAfterWrite = true }
-        guard phase == .signedIn, let session, !storeRetryInFlight, storeRetryAt == nil else { return [] }
-        storeRetryInFlight = true
+        if keyring.storeRetryInFlight { keyring.storeAgainAfterWrite = true }
+        guard phase == .signedIn, let session, !keyring.storeRetryInFlight, keyring.storeRetryAt == nil else { return [] }
+        keyring.storeRetryInFlight = true
         return [write(session, adopting: false)]
-    }
-
-    private mutating func clearStoreRetry() {
-        storeFailures = 0
-        storeRetryAt = nil
-        storeRetryInFlight = false
-        storeAgainAfterWrite = false
     }
 
     /// Starts a refresh, unless the breaker (`RefreshBudget`) is full: then the refresh is held
@@ -412,19 +395,19 @@ public struct SessionMachine: Sendable {
         nextRefreshAt = max(nextRefreshAt ?? retryAt, retryAt)
         let event: [SessionAction] = announce ? [.emit(.refreshFailing(.refreshLimited, detail: detail, retryAt: retryAt))] : []
         // Woken when the window has room: the refresh is then due, or the held-back state ends.
-        return event + [.armTimer(min(retryAt, storeRetryAt ?? retryAt))]
+        return event + [.armTimer(min(retryAt, keyring.storeRetryAt ?? retryAt))]
             + answerWaitingAfterFailure(.refreshLimited, detail: detail, now: now)
     }
 
     private mutating func end(_ reason: SignOutReason) -> [SessionAction] {
         generation &+= 1
-        loadInFlight = false
+        keyring.abandonLoad()
         session = nil
         pending = nil
         nextRefreshAt = nil
-        keyringFailure = nil
+        keyring.failure = nil
         clearFailures()
-        clearStoreRetry()
+        keyring.clearStoreRetry()
         phase = .signedOut(reason)
         return [.cancelTimer, .delete, .emit(.signedOut(reason))] + failWaiting(.notSignedIn(reason))
     }
@@ -442,9 +425,9 @@ public struct SessionMachine: Sendable {
         return answers
     }
 
-    /// The action that writes `session`, noted in `writes`.
+    /// The action that writes `session`, noted with the keyring state.
     private mutating func write(_ session: Session, adopting adopts: Bool) -> SessionAction {
-        writes.append((generation, adopts))
+        keyring.noteWrite(generation: generation, adopts: adopts)
         return .store(session, generation: generation)
     }
 

@@ -6,22 +6,22 @@ import Foundation
 extension DaemonMethods {
     static func registerAccountMethods(_ table: inout MethodTable, registry: ProfileRegistry) {
         table.register(Methods.SignUp.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             let address = try contactAddress(email: parameters.email, phone: parameters.phone)
             guard !parameters.password.isEmpty else { throw invalidParams("'password' must not be empty") }
             let request = SignUpRequest(address: address, password: parameters.password, metadata: try encodeMetadata(parameters.data))
-            switch await driver.signUp(request) {
+            switch await profile.accounts.signUp(request) {
             case .success(.confirmationSent):
-                return .init(status: await driver.status(), confirmationSent: true, sentTo: address.value)
+                return .init(status: await profile.session.status(), confirmationSent: true, sentTo: address.value)
             case .success(.signedIn):
-                return .init(status: await driver.status(), confirmationSent: false)
+                return .init(status: await profile.session.status(), confirmationSent: false)
             case .failure(let failure):
                 throw SignInErrorText.error(failure, method: .signUp)
             }
         }
 
         table.register(Methods.SendCode.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             let address = try contactAddress(email: parameters.email, phone: parameters.phone)
             let request: CodeRequest
             switch parameters.purpose ?? "sign_in" {
@@ -31,14 +31,14 @@ extension DaemonMethods {
                 request = .recovery(email: email)
             default: throw invalidParams("'purpose' must be sign_in or recovery")
             }
-            switch await driver.sendCode(request) {
+            switch await profile.accounts.sendCode(request) {
             case .success: return .init(sentTo: address.value, channel: address.field == "email" ? "email" : "sms")
             case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
             }
         }
 
         table.register(Methods.VerifyCode.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             let address = try contactAddress(email: parameters.email, phone: parameters.phone)
             let code = parameters.code.trimmingCharacters(in: .whitespaces)
             guard !code.isEmpty, code.count <= 256 else { throw invalidParams("'code' must be the code that was sent") }
@@ -47,20 +47,20 @@ extension DaemonMethods {
                 throw invalidParams("'type' must be one of \(OTPType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             let event: SessionEvent = type == .recovery ? .passwordRecovery : .signedIn
-            switch await driver.signIn(.oneTimeCode(address, code: code, type: type), announcing: event) {
-            case .success: return await driver.status()
+            switch await profile.accounts.signIn(.oneTimeCode(address, code: code, type: type), announcing: event) {
+            case .success: return await profile.session.status()
             case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
             }
         }
 
         table.register(Methods.SignInWithIdToken.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             guard isProviderName(parameters.provider) else { throw invalidParams("'provider' must be a provider name such as google or apple") }
             guard !parameters.idToken.isEmpty else { throw invalidParams("'id_token' must not be empty") }
             let credential = SignInCredential.idToken(provider: parameters.provider, idToken: parameters.idToken,
                                                       accessToken: parameters.accessToken, nonce: parameters.nonce)
-            switch await driver.signIn(credential) {
-            case .success: return await driver.status()
+            switch await profile.accounts.signIn(credential) {
+            case .success: return await profile.session.status()
             case .failure(let failure): throw SignInErrorText.error(failure, method: .idToken)
             }
         }
@@ -71,7 +71,7 @@ extension DaemonMethods {
         }
 
         table.register(Methods.OAuthBegin.self, for: .profileUsers) { parameters, connection throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             guard isProviderName(parameters.provider) else { throw invalidParams("'provider' must be a provider name such as google or github") }
             guard let redirect = URL(string: parameters.redirectTo), let scheme = redirect.scheme, !scheme.isEmpty else {
                 throw invalidParams("'redirect_to' must be an absolute URL (http://127.0.0.1:PORT/… or an app's custom scheme)")
@@ -80,7 +80,7 @@ extension DaemonMethods {
             if loopback, !LoopbackHost.contains(redirect.host ?? "") {
                 throw invalidParams("an http:// 'redirect_to' must be a loopback address such as http://127.0.0.1:PORT/callback")
             }
-            switch await driver.beginBrowserSignIn(provider: parameters.provider, redirectTo: parameters.redirectTo, scopes: parameters.scopes,
+            switch await profile.browser.begin(provider: parameters.provider, redirectTo: parameters.redirectTo, scopes: parameters.scopes,
                                                    owner: connection.client.app, bind: loopback) {
             case .success(let started):
                 return .init(flowID: started.flow.id, url: started.url.absoluteString, expiresIn: Int(OAuthFlowBook.lifetime))
@@ -90,40 +90,40 @@ extension DaemonMethods {
         }
 
         table.register(Methods.OAuthComplete.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             guard let callback = URL(string: parameters.callbackURL), callback.scheme != nil else {
                 throw invalidParams("'callback_url' must be the full URL the browser was sent to")
             }
-            switch await driver.completeBrowserSignIn(callback: callback, flowID: parameters.flowID) {
-            case .success: return await driver.status()
+            switch await profile.browser.complete(callback: callback, flowID: parameters.flowID) {
+            case .success: return await profile.session.status()
             case .failure(let failure): throw SignInErrorText.error(failure, method: .browser)
             }
         }
 
         table.register(Methods.OAuthWait.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
-            switch await driver.waitForBrowserSignIn(parameters.flowID) {
-            case .success: return await driver.status()
+            let profile = try registry.profile(parameters.profile)
+            switch await profile.browser.wait(for: parameters.flowID) {
+            case .success: return await profile.session.status()
             case .failure(let failure): throw SignInErrorText.error(failure, method: .browser)
             }
         }
 
         table.register(Methods.GetUser.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
-            switch await driver.user() {
-            case .success(let record): return UserResult(profile: driver.profile, user: try userJSON(record))
+            let profile = try registry.profile(parameters.profile)
+            switch await profile.accounts.user() {
+            case .success(let record): return UserResult(profile: profile.profile, user: try userJSON(record))
             case .failure(let failure): throw SignInErrorText.error(failure)
             }
         }
 
         table.register(Methods.UpdateUser.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             let changes = UserChanges(email: parameters.email, phone: parameters.phone, password: parameters.password,
                                       metadata: try encodeMetadata(parameters.data))
             guard !changes.isEmpty else { throw invalidParams("nothing to change: give 'email', 'phone', 'password' or 'data'") }
             if let password = changes.password, password.isEmpty { throw invalidParams("'password' must not be empty") }
-            switch await driver.updateUser(changes) {
-            case .success(let record): return UserResult(profile: driver.profile, user: try userJSON(record))
+            switch await profile.accounts.updateUser(changes) {
+            case .success(let record): return UserResult(profile: profile.profile, user: try userJSON(record))
             case .failure(let failure): throw SignInErrorText.error(failure)
             }
         }

@@ -20,8 +20,8 @@ enum DaemonMethods {
         }, immediateAdmission: { audience, profile, connection in
             // Only a token taker is ever let through at once: an app the gate need not ask about,
             // noted as given a token under the gate's lock.
-            guard audience == .tokenTakers, let driver = try? registry.driver(profile) else { return false }
-            return apps.handOutAtOnce(to: connection.client, profile: driver.profile)
+            guard audience == .tokenTakers, let named = try? registry.profile(profile) else { return false }
+            return apps.handOutAtOnce(to: connection.client, profile: named.profile)
         })
 
         table.register(Methods.Hello.self, for: .everyone) { _, _ in
@@ -31,18 +31,18 @@ enum DaemonMethods {
         }
 
         table.register(Methods.Status.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            await (try registry.driver(parameters.profile)).status()
+            await (try registry.profile(parameters.profile)).session.status()
         }
 
         table.register(Methods.Token.self, for: .tokenTakers, now: { parameters, _ in
-            guard let driver = try? registry.driver(parameters.profile),
-                  let token = driver.tokenAtOnce(validFor: TimeInterval(parameters.minValidity ?? 0)) else { return nil }
+            guard let profile = try? registry.profile(parameters.profile),
+                  let token = profile.session.tokenAtOnce(validFor: TimeInterval(parameters.minValidity ?? 0)) else { return nil }
             return tokenResult(token, now: clock.now())
         }) { parameters, connection throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
-            switch await driver.token(validFor: TimeInterval(parameters.minValidity ?? 0)) {
+            let profile = try registry.profile(parameters.profile)
+            switch await profile.session.token(validFor: TimeInterval(parameters.minValidity ?? 0)) {
             case .success(let token):
-                apps.noteTokenHandedOut(to: connection.client, profile: driver.profile)
+                apps.noteTokenHandedOut(to: connection.client, profile: profile.profile)
                 return tokenResult(token, now: clock.now())
             case .failure(let failure):
                 throw StatusMapper.error(failure)
@@ -50,38 +50,38 @@ enum DaemonMethods {
         }
 
         table.register(Methods.SignInWithPassword.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             guard !parameters.email.isEmpty, !parameters.password.isEmpty else {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'email' and 'password' must not be empty")
             }
-            switch await driver.signIn(.password(.email(parameters.email), password: parameters.password)) {
-            case .success: return await driver.status()
+            switch await profile.accounts.signIn(.password(.email(parameters.email), password: parameters.password)) {
+            case .success: return await profile.session.status()
             case .failure(let failure): throw SignInErrorText.error(failure, method: .password)
             }
         }
 
         table.register(Methods.SignOut.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             guard let scope = SignOutScope(rawValue: parameters.scope ?? SignOutScope.local.rawValue) else {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'scope' must be local, global or others")
             }
-            let outcome = await driver.signOut(scope: scope)
-            return Methods.SignOut.Result(status: await driver.status(), serverConfirmed: outcome.confirmed, serverDetail: outcome.detail)
+            let outcome = await profile.session.signOut(scope: scope)
+            return Methods.SignOut.Result(status: await profile.session.status(), serverConfirmed: outcome.confirmed, serverDetail: outcome.detail)
         }
 
         table.register(Methods.CheckServer.self, for: .everyone) { parameters, _ throws(RPCErrorObject) in
-            await (try registry.driver(parameters.profile)).checkServer()
+            await (try registry.profile(parameters.profile)).accounts.checkServer()
         }
 
         table.registerStreaming(Methods.Subscribe.self, for: .profileUsers) { parameters, envelope, connection throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             let outbox = connection.outbox
             connection.activity.markSubscribed()
-            await driver.subscribe(connection.id, acknowledge: {
+            await profile.session.subscribe(connection.id, acknowledge: {
                 if let ack = try? RPCCodec.encodeResult(Methods.Subscribe.Result(), id: envelope.id) { outbox.send(ack) }
             }, send: { message in
                 // Denied since it subscribed: it gets nothing more of the session.
-                guard !apps.isDenied(connection.client, profile: driver.profile) else { return }
+                guard !apps.isDenied(connection.client, profile: profile.profile) else { return }
                 if let line = try? RPCCodec.encodeNotification(RPCNotification(method: AuthEventMessage.method, params: message)) {
                     outbox.send(line)
                 }
@@ -90,14 +90,14 @@ enum DaemonMethods {
 
         table.register(Methods.ListApps.self, for: .userTool) { parameters, _ throws(RPCErrorObject) in
             let profiles = registry.byName.keys.sorted()
-            let only = try parameters.profile.map { name throws(RPCErrorObject) in try registry.driver(name).profile }
+            let only = try parameters.profile.map { name throws(RPCErrorObject) in try registry.profile(name).profile }
             var policies: [String: String] = [:]
             for profile in profiles where only == nil || only == profile { policies[profile] = apps.policy(of: profile).rawValue }
             return Methods.ListApps.Result(apps: await apps.records(profile: only), policies: policies)
         }
 
         table.register(Methods.DecideApp.self, for: .userTool) { parameters, connection throws(RPCErrorObject) in
-            let driver = try registry.driver(parameters.profile)
+            let profile = try registry.profile(parameters.profile)
             let decision: AppDecision
             switch parameters.decision {
             case "allow": decision = .allowed
@@ -107,7 +107,7 @@ enum DaemonMethods {
             guard !parameters.app.isEmpty, parameters.app.count <= 4096 else {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'app' must be an executable path or an app id")
             }
-            return try await apps.decide(app: parameters.app, profile: driver.profile, decision: decision, caller: connection.client)
+            return try await apps.decide(app: parameters.app, profile: profile.profile, decision: decision, caller: connection.client)
         }
 
         registerAccountMethods(&table, registry: registry)
@@ -127,9 +127,9 @@ enum DaemonMethods {
             }
         case .profileUsers:
             if apps.isUserTool(client) { return }
-            try await apps.admit(client, profile: try registry.driver(profile).profile)
+            try await apps.admit(client, profile: try registry.profile(profile).profile)
         case .tokenTakers:
-            try await apps.admit(client, profile: try registry.driver(profile).profile)
+            try await apps.admit(client, profile: try registry.profile(profile).profile)
         }
     }
 }

@@ -53,32 +53,6 @@ public struct RequestDispatcher: SocketRequestHandler {
 
     /// Drops the connection's subscriptions.
     public func connectionClosed(_ connection: ConnectionContext) async {
-        for driver in registry.drivers { await driver.unsubscribe(connection.id) }
-    }
-}
-
-/// The profiles the daemon serves and their drivers.
-public struct ProfileRegistry: Sendable {
-    /// Drivers by profile name.
-    public let byName: [String: SessionDriver]
-    /// The profile used when a request names none.
-    public let defaultProfile: String
-
-    /// Creates a registry.
-    public init(drivers: [SessionDriver], defaultProfile: String) {
-        self.byName = Dictionary(uniqueKeysWithValues: drivers.map { ($0.profile, $0) })
-        self.defaultProfile = defaultProfile
-    }
-
-    /// Every driver, in name order.
-    public var drivers: [SessionDriver] { byName.keys.sorted().compactMap { byName[$0] } }
-
-    /// The driver for `name` (or the default), or the error to answer.
-    public func driver(_ name: String?) throws(RPCErrorObject) -> SessionDriver {
-        let wanted = name ?? defaultProfile
-        guard let driver = byName[wanted] else {
-            throw .application(.unknownProfile, "no profile named '\(wanted.prefix(64))'; configured: \(byName.keys.sorted().joined(separator: ", "))")
-        }
-        return driver
+        for session in registry.sessions { await session.unsubscribe(connection.id) }
     }
 }

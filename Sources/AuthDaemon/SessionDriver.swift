@@ -5,22 +5,27 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Runs one profile's `SessionMachine`: feeds it inputs stamped with the time, carries out its
-/// actions (HTTP, keyring, timer, events, answers) and feeds the outcomes back. Holds no rules.
+/// Runs one profile's `SessionMachine`, the session's life: feeds it inputs stamped with the
+/// time, carries out its actions (refresh and sign-out calls, keyring, timer, events, answers)
+/// and feeds the outcomes back. Holds no rules. Sign-ins and account calls (`AccountOperations`)
+/// and browser sign-ins (`BrowserSignIns`) come to it with a new session to adopt.
 ///
 /// All I/O runs as child tasks of `run()`. Keyring writes and deletes go through one serial
 /// loop, so a sign-out's delete can never be overtaken by an earlier store.
 public actor SessionDriver: Service {
     /// The profile this driver serves.
     public nonisolated let profile: String
-    private nonisolated let server: String
+    /// The project URL, for status.
+    public nonisolated let server: String
     private var machine: SessionMachine {
         didSet { publish() }
     }
     private let store: any SessionStore
-    private let api: any GoTrueAPI
-    private nonisolated let clock: any WallClock
-    private nonisolated let monotonic: any MonotonicClock
+    /// The server; the profile's other services call it too (`ProfileServices`).
+    nonisolated let api: any GoTrueAPI
+    /// The clocks; the profile's other services read the same ones.
+    nonisolated let clock: any WallClock
+    nonisolated let monotonic: any MonotonicClock
     /// The machine as of its last change, with both clocks then: `tokenAtOnce` asks it without
     /// waiting for this actor.
     private nonisolated let published = Mutex<(machine: SessionMachine, at: ClockReading)?>(nil)
@@ -33,14 +38,11 @@ public actor SessionDriver: Service {
     private var nextRequest: UInt64 = 0
     private var subscribers: [UInt64: @Sendable (AuthEventMessage) -> Void] = [:]
     private var loadWaiters: [CheckedContinuation<Void, Never>] = []
-    private var flows = OAuthFlowBook()
-    private var flowWaiters: [String: [CheckedContinuation<Result<Void, SignInFailure>, Never>]] = [:]
 
     private enum Job: Sendable {
         case refresh(refreshToken: String, generation: UInt64)
         case timerFired
         case loadStore
-        case expireFlow(String, after: TimeInterval)
     }
     private enum KeyringJob: Sendable {
         case store(Session, generation: UInt64)
@@ -93,11 +95,6 @@ public actor SessionDriver: Service {
                     group.addTask { await self.refresh(refreshToken, generation: generation) }
                 case .loadStore:
                     group.addTask { await self.loadStoredSession() }
-                case .expireFlow(let flowID, let delay):
-                    group.addTask {
-                        try? await self.monotonic.sleep(for: delay)
-                        await self.expireFlow(flowID)
-                    }
                 }
             }
             keyringSink.finish()
@@ -139,138 +136,13 @@ public actor SessionDriver: Service {
         }
     }
 
-    /// Signs in with `credential`; returns once the new session is in the keyring (or in memory,
-    /// if the keyring refused it). Subscribers are told `event` (`SIGNED_IN`, or
-    /// `PASSWORD_RECOVERY` for a recovery code). A refused sign-in leaves the current session alone.
-    public func signIn(_ credential: SignInCredential, announcing event: SessionEvent = .signedIn) async -> Result<Void, SignInFailure> {
-        let grant: SessionGrant
-        do {
-            grant = try await api.signIn(credential)
-        } catch {
-            logger.info("sign-in refused", metadata: ["sign_in.method": "\(credential)", "error": "\(error.localizedDescription)"])
-            return .failure(.server(error))
-        }
-        return await adopt(grant, announcing: event)
-    }
-
-    /// Creates an account. When the project confirms automatically the new session is adopted
-    /// as by a sign-in; otherwise nothing changes here until the emailed code is verified.
-    public func signUp(_ request: SignUpRequest) async -> Result<SignUpOutcome, SignInFailure> {
-        let outcome: SignUpOutcome
-        do { outcome = try await api.signUp(request) } catch {
-            logger.info("sign-up refused", metadata: ["error": "\(error.localizedDescription)"])
-            return .failure(.server(error))
-        }
-        guard case .signedIn(let grant) = outcome else {
-            logger.info("sign-up needs confirmation")
-            return .success(outcome)
-        }
-        return await adopt(grant, announcing: .signedIn).map { outcome }
-    }
-
-    /// Asks the server to send a one-time code. Holds no state: the code comes back through `signIn`.
-    public func sendCode(_ request: CodeRequest) async -> Result<Void, ServerFailure> {
-        do {
-            try await api.sendCode(request)
-            return .success(())
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    /// The signed-in user as the server describes it.
-    public func user() async -> Result<UserRecord, AccountFailure> {
-        await withFreshToken { token throws(ServerFailure) in try await self.api.user(accessToken: token) }
-    }
-
-    /// Changes the signed-in user; the summary kept with the session follows and subscribers
-    /// are told `USER_UPDATED`.
-    public func updateUser(_ changes: UserChanges) async -> Result<UserRecord, AccountFailure> {
-        let result = await withFreshToken { token throws(ServerFailure) in try await self.api.updateUser(accessToken: token, changes) }
-        if case .success(let record) = result {
-            logger.info("user updated", metadata: ["user.changed": "\(changes)"])
-            apply(machine.userUpdated(record.summary, now: clock.now()))
-        }
-        return result
-    }
-
-    // MARK: Browser sign-in (PKCE)
-
-    /// Starts a browser sign-in for `owner` (the client's app name): keeps a new code verifier
-    /// and answers the URL to open. With `bind` (a loopback redirect) the flow's id is added to
-    /// `redirect_to`, and only a redirect carrying it completes or ends the flow.
-    public func beginBrowserSignIn(provider: String, redirectTo: String, scopes: String?, owner: String,
-                                   bind: Bool) -> Result<(flow: OAuthFlow, url: URL), OAuthFlowFailure> {
-        let now = clock.now()
-        let id = PKCE.makeFlowID()
-        let flow = OAuthFlow(id: id, provider: provider, redirectTo: bind ? OAuthFlow.bound(redirectTo, to: id) : redirectTo,
-                             codeVerifier: PKCE.makeVerifier(), startedAt: now, owner: owner, isBound: bind)
-        switch flows.start(flow, now: now) {
-        case .failure(let failure):
-            logger.notice("browser sign-in refused: too many waiting", metadata: ["oauth.provider": "\(provider)", "client.app": "\(owner)"])
-            return .failure(failure)
-        case .success(let displaced):
-            for old in displaced {
-                logger.info("browser sign-in replaced by a newer one", metadata: ["oauth.flow": "\(old.id)"])
-                finishFlowWaiters(old.id, with: .failure(.flow(.replaced)))
-            }
-        }
-        logger.info("browser sign-in started", metadata: ["oauth.provider": "\(provider)", "oauth.flow": "\(flow.id)"])
-        let url = api.authorizeURL(provider: provider, redirectTo: flow.redirectTo,
-                                   codeChallenge: PKCE.challenge(for: flow.codeVerifier), scopes: scopes)
-        return .success((flow, url))
-    }
-
-    /// Completes a browser sign-in with the URL the browser was sent back to, and answers
-    /// whoever waits for that flow (`waitForBrowserSignIn`) the same way.
-    public func completeBrowserSignIn(callback: URL, flowID: String?) async -> Result<Void, SignInFailure> {
-        let flow: OAuthFlow
-        switch flows.take(callback: callback, flowID: flowID) {
-        case .success(let taken): flow = taken
-        case .failure(let failure):
-            // The flow itself (if any) goes on waiting for its own redirect.
-            logger.info("a browser redirect matched no sign-in", metadata: ["error": "\(failure)"])
-            return .failure(.flow(failure))
-        }
-        let result: Result<Void, SignInFailure>
-        switch OAuthFlowBook.outcome(of: callback, for: flow, now: clock.now()) {
-        case .failure(let failure):
-            logger.info("browser sign-in failed", metadata: ["oauth.flow": "\(flow.id)", "error": "\(failure)"])
-            result = .failure(.flow(failure))
-        case .success(let code):
-            result = await signIn(.authorizationCode(code: code, codeVerifier: flow.codeVerifier))
-        }
-        // Whoever waits for this flow (`authctl login --redirect-url`) learns the outcome too.
-        finishFlowWaiters(flow.id, with: result)
-        return result
-    }
-
-    /// Waits until the flow is completed through `completeBrowserSignIn` (an `authctl open-url`
-    /// for a custom-scheme redirect), or until it expires.
-    public func waitForBrowserSignIn(_ flowID: String) async -> Result<Void, SignInFailure> {
-        guard let flow = flows.pending(now: clock.now()).first(where: { $0.id == flowID }) else {
-            return .failure(.flow(.noPendingFlow(flowID)))
-        }
-        let remaining = OAuthFlowBook.lifetime - clock.now().timeIntervalSince(flow.startedAt)
-        jobSink.yield(.expireFlow(flowID, after: remaining))
-        return await withCheckedContinuation { flowWaiters[flowID, default: []].append($0) }
-    }
-
-    /// Ends a flow whose time is up; a flow completed meanwhile has no waiters left, so this is then a no-op.
-    private func expireFlow(_ flowID: String) {
-        guard flowWaiters[flowID] != nil else { return }
-        flows.cancel(flowID)
-        finishFlowWaiters(flowID, with: .failure(.flow(.expired)))
-    }
-
-    private func finishFlowWaiters(_ flowID: String, with result: Result<Void, SignInFailure>) {
-        for waiter in flowWaiters.removeValue(forKey: flowID) ?? [] { waiter.resume(returning: result) }
-    }
-
     // MARK: Sessions
 
-    /// Feeds a new session to the machine and waits until it is stored and served.
-    private func adopt(_ grant: SessionGrant, announcing event: SessionEvent) async -> Result<Void, SignInFailure> {
+    /// Feeds a session the server granted to the machine and waits until it is stored and served
+    /// (in memory, if the keyring refused it). Subscribers are told `event` (`SIGNED_IN`, or
+    /// `PASSWORD_RECOVERY` for a recovery code). Fails when another sign-in or a sign-out
+    /// overtook it.
+    public func adopt(_ grant: SessionGrant, announcing event: SessionEvent) async -> Result<Void, TokenFailure> {
         let id = makeRequestID()
         let now = clock.now()
         let answer = await withCheckedContinuation { continuation in
@@ -283,65 +155,44 @@ public actor SessionDriver: Service {
             return .success(())
         case .failure(let failure):
             logger.info("sign-in overtaken by another sign-in or a sign-out")
-            return .failure(.replaced(failure))
+            return .failure(failure)
         }
     }
 
-    /// Runs `call` with an access token valid for at least 30 s more.
-    private func withFreshToken<T: Sendable>(_ call: @Sendable (String) async throws(ServerFailure) -> T) async -> Result<T, AccountFailure> {
-        switch await token(validFor: 30) {
-        case .failure(let failure): return .failure(.session(failure))
-        case .success(let token):
-            do { return .success(try await call(token.accessToken)) } catch { return .failure(.server(error)) }
-        }
+    /// The server accepted changes to the user: the summary kept with the session follows, and
+    /// subscribers are told `USER_UPDATED`.
+    public func userUpdated(_ user: UserSummary) {
+        apply(machine.userUpdated(user, now: clock.now()))
     }
 
-    /// Signs out. `local` and `global` end the session here at once and then tell the server;
-    /// `others` only asks the server to end the user's other sessions.
-    public func signOut(scope: SignOutScope) async -> (confirmed: Bool, detail: String?) {
-        // A session still being written to the keyring counts: a sign-out must not lose to it.
-        guard let session = machine.session ?? machine.incomingSession else { return (true, nil) }
-        if scope != .others {
-            apply(machine.signOutRequested(now: clock.now()))
-            logger.info("signed out", metadata: ["sign_out.scope": "\(scope.rawValue)"])
+    /// Signs out with `scope`, as `SessionMachine.signOutRequested` and `SignOutRules` decide, and
+    /// tells the server with the credential they chose.
+    public func signOut(scope: SignOutScope) async -> SignOutOutcome {
+        let (actions, credential) = machine.signOutRequested(scope: scope, now: clock.now())
+        guard let credential else { return .confirmed }
+        apply(actions)
+        if SignOutRules.endsHere(scope) { logger.info("signed out", metadata: ["sign_out.scope": "\(scope.rawValue)"]) }
+        let accessToken: String
+        switch credential {
+        case .accessToken(let token):
+            accessToken = token
+        case .refreshFirst(let refreshToken, let fallback):
+            accessToken = (try? await api.refresh(refreshToken: refreshToken))?.accessToken ?? fallback
+        case .validToken:
+            guard case .success(let token) = await token(validFor: ServerCallToken.minimumValidity) else { return SignOutRules.noValidToken }
+            accessToken = token.accessToken
         }
-        var accessToken = session.accessToken
-        if scope == .others {
-            guard case .success(let fresh) = await token(validFor: 30) else { return (false, "no valid access token to sign out with") }
-            accessToken = fresh.accessToken
-        } else if session.remaining(at: clock.now()) < 30 {
-            // An expired access token gets `bad_jwt` from /logout and leaves the server session alive:
-            // use the refresh token one last time to get a token that the server accepts.
-            if let grant = try? await api.refresh(refreshToken: session.refreshToken) { accessToken = grant.accessToken }
-        }
-        do {
-            try await api.signOut(accessToken: accessToken, scope: scope)
-            return (true, nil)
-        } catch .http(let status, _, _, _) where [401, 403, 404].contains(status) {
-            return (true, nil) // the server no longer knows the session: it is over there too
-        } catch {
-            logger.notice("server did not confirm sign-out", metadata: ["error": "\(error.localizedDescription)"])
-            return (false, error.localizedDescription)
-        }
+        var failure: ServerFailure?
+        do { try await api.signOut(accessToken: accessToken, scope: scope) } catch { failure = error }
+        let outcome = SignOutRules.outcome(failure)
+        if !outcome.confirmed { logger.notice("server did not confirm sign-out", metadata: ["error": "\(outcome.detail ?? "")"]) }
+        return outcome
     }
 
     /// The current status, without tokens, once the stored session has been read.
     public func status() async -> SessionStatus {
         await awaitLoaded()
         return StatusMapper.status(of: machine, profile: profile, server: server)
-    }
-
-    /// Asks the server's health endpoint whether it answers, and compares its clock with ours.
-    public func checkServer() async -> Methods.CheckServer.Result {
-        let sent = clock.now()
-        do {
-            let serverTime = try await api.health()
-            // The Date header has whole seconds: compare it with the middle of the round trip.
-            let middle = sent.addingTimeInterval(clock.now().timeIntervalSince(sent) / 2)
-            return .init(server: server, reachable: true, clockSkew: serverTime.map { (middle.timeIntervalSince($0) * 10).rounded() / 10 })
-        } catch {
-            return .init(server: server, reachable: false, detail: error.localizedDescription)
-        }
     }
 
     /// Registers `send` for this profile's events. `acknowledge` runs first, then `send` gets an
@@ -469,22 +320,4 @@ public actor SessionDriver: Service {
         nextRequest += 1
         return RequestID(nextRequest)
     }
-}
-
-/// Why a sign-in did not produce a session.
-public enum SignInFailure: Error, Sendable {
-    /// GoTrue refused or could not be reached.
-    case server(ServerFailure)
-    /// Another sign-in or a sign-out overtook this one.
-    case replaced(TokenFailure)
-    /// A browser sign-in's redirect did not match a flow, or carried the provider's error.
-    case flow(OAuthFlowFailure)
-}
-
-/// Why a call on the signed-in user's behalf failed.
-public enum AccountFailure: Error, Sendable {
-    /// There is no usable session (signed out, or the token could not be refreshed).
-    case session(TokenFailure)
-    /// The server refused or could not be reached.
-    case server(ServerFailure)
 }

@@ -115,7 +115,8 @@ struct AuthdCommand: AsyncParsableCommand {
                           api: GoTrueClient(projectURL: profile.url, anonKey: profile.anonKey, clientInfo: "authd/\(AuthdVersion.string)"),
                           policy: policy, logger: logger)
         }
-        let registry = ProfileRegistry(drivers: drivers, defaultProfile: configuration.defaultProfile)
+        let profiles = drivers.map { ProfileServices(session: $0, logger: logger) }
+        let registry = ProfileRegistry(profiles: profiles, defaultProfile: configuration.defaultProfile)
         let apps = AppAccessGate(policies: Dictionary(uniqueKeysWithValues: configuration.profiles.map { ($0.name, $0.access) }),
                                  file: AppDecisionFile(path: AppDecisionFile.defaultPath(environment: environment)),
                                  prompt: DesktopNotificationPrompt(logger: logger), approvalTimeout: .seconds(approvalTimeout),
@@ -135,7 +136,7 @@ struct AuthdCommand: AsyncParsableCommand {
         // Services stop in reverse order: the supervisor first (STOPPING=1 at once), then the socket
         // (no new requests), then the drivers.
         let group = ServiceGroup(configuration: .init(
-            services: drivers.map { .init(service: $0) } + [.init(service: wakeSignals), .init(service: server), .init(service: supervisor)],
+            services: profiles.map { .init(service: $0) } + [.init(service: wakeSignals), .init(service: server), .init(service: supervisor)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         logger.info("starting", metadata: ["authd.version": "\(AuthdVersion.string)", "authd.profiles": "\(drivers.map(\.profile).joined(separator: ","))"])

@@ -94,7 +94,7 @@ import Testing
         _ = machine.storeFinished(generation: 0, failure: nil, now: now)
         #expect(machine.answer(validFor: 3500, now: now) == IssuedToken(accessToken: "access-2", expiresAt: now.addingTimeInterval(3600)))
 
-        _ = machine.signOutRequested(now: now)
+        _ = machine.signOutRequested(scope: .local, now: now).actions
         #expect(machine.answer(validFor: 0, now: now) == nil)
     }
 
@@ -179,7 +179,7 @@ import Testing
     @Test func aRefreshThatFinishesAfterSignOutIsDropped() {
         var machine = signedInMachine()
         _ = machine.timerFired(now: t0.addingTimeInterval(3300))
-        let signOut = machine.signOutRequested(now: t0.addingTimeInterval(3301))
+        let signOut = machine.signOutRequested(scope: .local, now: t0.addingTimeInterval(3301)).actions
         #expect(signOut == [.cancelTimer, .delete, .emit(.signedOut(.userRequested))])
         #expect(machine.refreshSucceeded(Fixtures.grant(2), generation: 0, now: t0.addingTimeInterval(3302)) == [])
         #expect(machine.refreshFailed(.unreachable(url: "u", detail: "d"), generation: 0, now: t0.addingTimeInterval(3302)) == [])
@@ -204,7 +204,7 @@ import Testing
         _ = machine.signedIn(Fixtures.session(1), request: r1, now: t0)
         #expect(machine.session == nil)
         #expect(machine.incomingSession?.accessToken == "access-1")
-        let actions = machine.signOutRequested(now: t0)
+        let actions = machine.signOutRequested(scope: .local, now: t0).actions
         #expect(actions == [.cancelTimer, .delete, .emit(.signedOut(.userRequested)), .answer(r1, .failure(.notSignedIn(.userRequested)))])
         // The write that was under way finishes afterwards: it must not bring the session back.
         #expect(machine.storeFinished(generation: 1, failure: nil, now: t0) == [])
@@ -251,7 +251,7 @@ import Testing
         _ = machine.storedSessionLoaded(nil, now: t0)
         _ = machine.signedIn(Fixtures.session(1), request: nil, now: t0)
         _ = machine.storeFinished(generation: 1, failure: .timedOut, now: t0)
-        _ = machine.signOutRequested(now: t0)
+        _ = machine.signOutRequested(scope: .local, now: t0).actions
         #expect(machine.storeRetryAt == nil)
         #expect(machine.timerFired(now: t0.addingTimeInterval(10)) == [])
     }

@@ -73,20 +73,21 @@ import Testing
     }
 }
 
-/// `daemon.checkServer` through the driver: reachability and the skew against the server's clock.
+/// `daemon.checkServer` through the account operations: reachability and the skew against the server's clock.
 @Suite struct ServerCheckTests {
     @Test func theSkewIsOurClockMinusTheServersAndAFailureSaysWhy() async throws {
         let wall = ManualWallClock(Fixtures.t0)
         let api = FakeGoTrue()
         let driver = SessionDriver(profile: "default", server: "https://example.test", store: InMemorySessionStore(), api: api,
                                    clock: wall, timer: InertTimer(), logger: Logger(label: "test"))
+        let accounts = ProfileServices(session: driver, logger: Logger(label: "test")).accounts
         api.setServerClock(.success(Fixtures.t0.addingTimeInterval(-90)))
-        let ahead = await driver.checkServer()
+        let ahead = await accounts.checkServer()
         #expect(ahead.reachable && ahead.clockSkew == 90)
         api.setServerClock(.success(nil))
-        #expect(await driver.checkServer().clockSkew == nil)
+        #expect(await accounts.checkServer().clockSkew == nil)
         api.setServerClock(.failure(.unreachable(url: "https://example.test/auth/v1", detail: "connection refused")))
-        let down = await driver.checkServer()
+        let down = await accounts.checkServer()
         #expect(!down.reachable)
         #expect(down.detail?.contains("connection refused") == true)
     }

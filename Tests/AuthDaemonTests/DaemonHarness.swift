@@ -23,11 +23,12 @@ struct DaemonHarness: Sendable {
         let logger = Logger(label: "authd-test")
         let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: api,
                                    policy: RefreshPolicy(jitterFraction: 0), logger: logger)
-        let dispatcher = RequestDispatcher(registry: ProfileRegistry(drivers: [driver], defaultProfile: "default"), logger: logger)
+        let profile = ProfileServices(session: driver, logger: logger)
+        let dispatcher = RequestDispatcher(registry: ProfileRegistry(profiles: [profile], defaultProfile: "default"), logger: logger)
         let server = UnixSocketServer(path: path, handler: dispatcher, logger: logger, limits: limits)
         let harness = DaemonHarness(socketPath: path, api: api, store: store, dispatcher: dispatcher)
         // Stopped the way SIGTERM stops authd: graceful shutdown of a ServiceGroup.
-        let services = ServiceGroup(configuration: .init(services: [.init(service: driver), .init(service: server)],
+        let services = ServiceGroup(configuration: .init(services: [.init(service: profile), .init(service: server)],
                                                          gracefulShutdownSignals: [], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }

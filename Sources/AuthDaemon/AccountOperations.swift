@@ -1,0 +1,121 @@
+import AuthCore
+import AuthProtocol
+import Foundation
+import Logging
+
+/// One profile's calls to the server on the user's behalf: sign-in and sign-up (whose session
+/// goes to the `SessionDriver` to adopt), one-time codes, the user's record, and the server
+/// check. Holds no session state: every token it presents is asked of the driver.
+public struct AccountOperations: Sendable {
+    private let session: SessionDriver
+    private let api: any GoTrueAPI
+    private let server: String
+    private let clock: any WallClock
+    private let logger: Logger
+
+    /// Creates the operations of the profile `session` serves.
+    public init(session: SessionDriver, api: any GoTrueAPI, server: String, clock: any WallClock, logger: Logger) {
+        self.session = session
+        self.api = api
+        self.server = server
+        self.clock = clock
+        var logger = logger
+        logger[metadataKey: "session.profile"] = "\(session.profile)"
+        self.logger = logger
+    }
+
+    /// Signs in with `credential`; returns once the new session is in the keyring (or in memory,
+    /// if the keyring refused it). Subscribers are told `event` (`SIGNED_IN`, or
+    /// `PASSWORD_RECOVERY` for a recovery code). A refused sign-in leaves the current session alone.
+    public func signIn(_ credential: SignInCredential, announcing event: SessionEvent = .signedIn) async -> Result<Void, SignInFailure> {
+        let grant: SessionGrant
+        do {
+            grant = try await api.signIn(credential)
+        } catch {
+            logger.info("sign-in refused", metadata: ["sign_in.method": "\(credential)", "error": "\(error.localizedDescription)"])
+            return .failure(.server(error))
+        }
+        return await session.adopt(grant, announcing: event).mapError { .replaced($0) }
+    }
+
+    /// Creates an account. When the project confirms automatically the new session is adopted
+    /// as by a sign-in; otherwise nothing changes here until the emailed code is verified.
+    public func signUp(_ request: SignUpRequest) async -> Result<SignUpOutcome, SignInFailure> {
+        let outcome: SignUpOutcome
+        do { outcome = try await api.signUp(request) } catch {
+            logger.info("sign-up refused", metadata: ["error": "\(error.localizedDescription)"])
+            return .failure(.server(error))
+        }
+        guard case .signedIn(let grant) = outcome else {
+            logger.info("sign-up needs confirmation")
+            return .success(outcome)
+        }
+        return await session.adopt(grant, announcing: .signedIn).map { outcome }.mapError { .replaced($0) }
+    }
+
+    /// Asks the server to send a one-time code. Holds no state: the code comes back through `signIn`.
+    public func sendCode(_ request: CodeRequest) async -> Result<Void, ServerFailure> {
+        do {
+            try await api.sendCode(request)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The signed-in user as the server describes it.
+    public func user() async -> Result<UserRecord, AccountFailure> {
+        await withServerCallToken { token throws(ServerFailure) in try await api.user(accessToken: token) }
+    }
+
+    /// Changes the signed-in user; the summary kept with the session follows and subscribers
+    /// are told `USER_UPDATED`.
+    public func updateUser(_ changes: UserChanges) async -> Result<UserRecord, AccountFailure> {
+        let result = await withServerCallToken { token throws(ServerFailure) in try await api.updateUser(accessToken: token, changes) }
+        if case .success(let record) = result {
+            logger.info("user updated", metadata: ["user.changed": "\(changes)"])
+            await session.userUpdated(record.summary)
+        }
+        return result
+    }
+
+    /// Asks the server's health endpoint whether it answers, and compares its clock with ours.
+    public func checkServer() async -> Methods.CheckServer.Result {
+        let sent = clock.now()
+        do {
+            let serverTime = try await api.health()
+            // The Date header has whole seconds: compare it with the middle of the round trip.
+            let middle = sent.addingTimeInterval(clock.now().timeIntervalSince(sent) / 2)
+            return .init(server: server, reachable: true, clockSkew: serverTime.map { (middle.timeIntervalSince($0) * 10).rounded() / 10 })
+        } catch {
+            return .init(server: server, reachable: false, detail: error.localizedDescription)
+        }
+    }
+
+    /// Runs `call` with an access token valid for `ServerCallToken.minimumValidity` more.
+    private func withServerCallToken<T: Sendable>(_ call: @Sendable (String) async throws(ServerFailure) -> T) async -> Result<T, AccountFailure> {
+        switch await session.token(validFor: ServerCallToken.minimumValidity) {
+        case .failure(let failure): return .failure(.session(failure))
+        case .success(let token):
+            do { return .success(try await call(token.accessToken)) } catch { return .failure(.server(error)) }
+        }
+    }
+}
+
+/// Why a sign-in did not produce a session.
+public enum SignInFailure: Error, Sendable {
+    /// GoTrue refused or could not be reached.
+    case server(ServerFailure)
+    /// Another sign-in or a sign-out overtook this one.
+    case replaced(TokenFailure)
+    /// A browser sign-in's redirect did not match a flow, or carried the provider's error.
+    case flow(OAuthFlowFailure)
+}
+
+/// Why a call on the signed-in user's behalf failed.
+public enum AccountFailure: Error, Sendable {
+    /// There is no usable session (signed out, or the token could not be refreshed).
+    case session(TokenFailure)
+    /// The server refused or could not be reached.
+    case server(ServerFailure)
+}
