@@ -78,7 +78,8 @@ let package = Package(
         .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1",
                        providers: [.apt(["libsecret-1-dev"])]),
         .target(name: "CAuthdSecret", dependencies: ["CLibSecret"]),
-        .target(name: "Keyring", dependencies: ["AuthCore", "CAuthdSecret"]),
+        // The keyring's blocking libsecret calls run on AuthSocket's BlockingLane, the one thread-of-its-own queue.
+        .target(name: "Keyring", dependencies: ["AuthCore", "AuthSocket", "CAuthdSecret"]),
         // libsystemd (sd-bus, sd-daemon) and the C watchers for resume (logind) and network (rtnetlink).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CAuthdSystem", dependencies: ["CSystemd"]),

@@ -1,4 +1,5 @@
 import AuthCore
+import AuthSocket
 import CAuthdSecret
 import Foundation
 
@@ -8,7 +9,7 @@ import Foundation
 /// every call runs on one private thread, never on the caller's, and is abandoned after
 /// `timeout`. The single thread also keeps writes in the order they were asked for.
 public struct LibsecretStore: SessionStore {
-    private let worker = BlockingWorker(name: "authd.keyring")
+    private let lane = BlockingLane(name: "authd.keyring")
     private let timeout: TimeInterval
     private let labelPrefix: String
 
@@ -24,7 +25,7 @@ public struct LibsecretStore: SessionStore {
     /// start-up instead of following it (benchmark P6). Returns at once. A failure is not
     /// reported here: the first real call meets it again and reports it.
     public func connectAhead() {
-        worker.submit {
+        lane.submit {
             var message: UnsafeMutablePointer<CChar>?
             _ = authd_secret_connect(&message)
             authd_secret_free(message)
@@ -91,7 +92,7 @@ public struct LibsecretStore: SessionStore {
         let once = ResumeOnce<T>()
         let result: Result<T, StoreFailure> = await withCheckedContinuation { continuation in
             once.install(continuation)
-            worker.submit {
+            lane.submit {
                 do throws(StoreFailure) { once.resume(.success(try work())) } catch { once.resume(.failure(error)) }
             }
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { once.resume(.failure(.timedOut)) }
