@@ -18,7 +18,7 @@ let leanReleaseLinking: [LinkerSetting] = [.unsafeFlags([
 
 // authctl's front goes further: it uses nothing but the Swift runtime and a few system calls (no
 // Foundation, no name service lookups, no dlopen), so it is one fully static executable. The
-// dynamic loader, libc's and libstdc++'s relocations and symbol binding were half of its start.
+// dynamic loader, libc's and libstdc++'s relocations and symbol binding would be half of its start.
 let staticReleaseSwift: [SwiftSetting] = [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
 let staticReleaseLinking: [LinkerSetting] = [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
 

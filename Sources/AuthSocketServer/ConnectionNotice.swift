@@ -37,7 +37,7 @@ enum ConnectionNotice {
     }
 
     /// The notices every served connection may need, encoded once per server instead of at
-    /// every accept (JSON encoding was a tenth of the cost of a new connection).
+    /// every accept, where JSON encoding would be a tenth of the cost of a new connection.
     struct Prepared: Sendable {
         /// `tooSlow` for the limits' queue size.
         let tooSlow: Data

@@ -35,7 +35,7 @@ public enum LogEscaping {
     }
 
     /// Every key and value of `metadata` escaped; values become their escaped text (nested
-    /// lists and dictionaries print as before, with their parts escaped).
+    /// lists and dictionaries print as Swift prints them, with their parts escaped).
     public static func escape(_ metadata: Logger.Metadata) -> Logger.Metadata {
         var escaped: Logger.Metadata = [:]
         for (key, value) in metadata { escaped[escape(key)] = .string(escape("\(value)")) }

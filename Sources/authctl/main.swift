@@ -1,6 +1,6 @@
 // authctl's front: a small program without Foundation or ArgumentParser. It answers the common
 // `authctl token` itself, because scripts and prompts run `$(authctl token)` many times and
-// loading the full command-line tool was most of its cost (benchmark P2); every other command,
+// loading the full command-line tool would be most of its cost (benchmark P2); every other command,
 // and every answer that is not a plain token, is handed to authctl-full by exec, in the same
 // process, so output and exit codes are the full tool's.
 #if canImport(Glibc)

@@ -65,9 +65,9 @@ struct AuthdCommand: AsyncParsableCommand {
 
     func run() async throws {
         // One event loop for the socket, before anything uses NIO's shared group: one user's
-        // clients are served by short answers on the loop, and a second loop only made the two
-        // loops and the clients preempt each other on small machines (benchmark P3: 32 clients,
-        // more requests per second and a lower p99 with one loop).
+        // clients are served by short answers on the loop, and a second loop would only make the
+        // two loops and the clients preempt each other on small machines (benchmark P3 measures
+        // 32 clients: more requests per second and a lower p99 with one loop).
         NIOSingletons.groupLoopCountSuggestion = 1
         // Every number is range-checked here, where it enters: nothing later converts or
         // multiplies it in a way that could trap.

@@ -28,7 +28,7 @@ import Testing
 
     @Test func theClockStartsWhenTheConnectionBecomesActiveNotWhenTheHandlerIsAdded() throws {
         // Added at accept time, before NIO has registered the channel: a check that fired then
-        // would find nothing to close and, before this was fixed, never came back.
+        // would find nothing to close and must still come back.
         let (channel, loop) = try makeChannel(connected: false)
         loop.advanceTime(by: .seconds(1))
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)

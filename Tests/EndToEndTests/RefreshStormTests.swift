@@ -59,8 +59,8 @@ struct RefreshStormTests {
         }
     }
 
-    /// Numbers that used to trap (SIGILL) the daemon: each is refused or clamped, and the daemon
-    /// stays up.
+    /// Numbers that would trap (SIGILL) a daemon converting them unchecked: each is refused or
+    /// clamped, and the daemon stays up.
     @Test func hostileNumbersFromAClientAreAnsweredAndTheDaemonStaysUp() async throws {
         try await Stack.running("numbers", lifetime: 3600) { stack in
             let daemon = try stack.startSignedIn(email: "numbers@example.com", password: "numbers-password")

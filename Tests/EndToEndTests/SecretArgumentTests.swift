@@ -4,8 +4,8 @@ import Testing
 
 /// No secret travels on authctl's command line, where every user of the computer can read it
 /// (`/proc/PID/cmdline`): codes are typed without echo or read from standard input, a provider's
-/// access token comes from a file; the old ways are refused before anything is sent, and the
-/// messages that name the next command no longer show a secret in it.
+/// access token comes from a file; a secret given as an argument is refused before anything is
+/// sent, and the messages that name the next command show no secret in it.
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct SecretArgumentTests {
     @Test func secretsGivenAsArgumentsAreRefusedBeforeAnythingIsSent() async throws {
