@@ -54,6 +54,10 @@ let package = Package(
         // Client side of the Unix-socket transport: paths, framing, blocking POSIX connection.
         // Without Foundation, so that authctl's front can use it and still start like a hello-world.
         .target(name: "AuthSocket"),
+        // BlockingLane: a thread of its own for blocking calls (libsecret in the daemon, socket reads
+        // in the client library). Not in AuthSocket: its async entry point would link the
+        // concurrency runtime and Dispatch into authctl's static front.
+        .target(name: "BlockingCalls"),
         // Whether a pidfd's process still runs (glibc's pidfd_send_signal, which Swift cannot see).
         .target(name: "CAuthdPeer"),
         // Server side of the transport on SwiftNIO: listener, line framing, peer credentials.
@@ -78,8 +82,7 @@ let package = Package(
         .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1",
                        providers: [.apt(["libsecret-1-dev"])]),
         .target(name: "CAuthdSecret", dependencies: ["CLibSecret"]),
-        // The keyring's blocking libsecret calls run on AuthSocket's BlockingLane, the one thread-of-its-own queue.
-        .target(name: "Keyring", dependencies: ["AuthCore", "AuthSocket", "CAuthdSecret"]),
+        .target(name: "Keyring", dependencies: ["AuthCore", "BlockingCalls", "CAuthdSecret"]),
         // libsystemd (sd-bus, sd-daemon) and the C watchers for resume (logind) and network (rtnetlink).
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CAuthdSystem", dependencies: ["CSystemd"]),
@@ -100,7 +103,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The library desktop apps link.
-        .target(name: "AuthdClient", dependencies: ["AuthProtocol"]),
+        .target(name: "AuthdClient", dependencies: ["AuthProtocol", "BlockingCalls"]),
         .executableTarget(name: "authd", dependencies: [
             "AuthConfig", "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemIntegration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -161,7 +164,7 @@ let package = Package(
             "GoTrueDevServer", "GoTrue", "AuthCore", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
-        .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient"]),
+        .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient", "BlockingCalls"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [
             "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthSocketServer",

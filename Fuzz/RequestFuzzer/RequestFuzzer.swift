@@ -7,7 +7,7 @@ import Foundation
 import Logging
 
 /// Feeds one input, as request lines, through the byte reader of token requests (checked against
-/// the decoder) and the daemon's decoder and dispatcher (a real
+/// the decoder) and the daemon's paths for a line, as the socket server takes them (a real
 /// `RequestDispatcher` over a running `SessionDriver` with a fake server and an in-memory
 /// keyring) and checks what came back: every line the daemon queued is one JSON object with
 /// `"jsonrpc":"2.0"`, and a request with an id gets exactly one answer carrying that id.
@@ -95,7 +95,9 @@ final class FuzzWorld: Sendable {
         Thread { Self.blockOn { await profile.run() } }.start()
     }
 
-    /// Dispatches one line on a fresh connection and returns every line queued for it.
+    /// Dispatches one line on a fresh connection the way the socket server does (the event
+    /// loop's `answerAtOnce` first: an answer at once, a request read there and answered later,
+    /// or the line to `handle`) and returns every line queued for it.
     func dispatch(_ line: Data) -> [Data] {
         let (items, continuation) = AsyncStream<Outbox.Item>.makeStream()
         let outbox = Outbox(continuation: continuation, limit: 1 << 20, finalLine: Data(), onOverflow: {})
@@ -103,8 +105,13 @@ final class FuzzWorld: Sendable {
                                         client: ClientIdentity(executable: "/usr/bin/fuzzed-client", appID: nil),
                                         outbox: outbox, activity: ConnectionActivity(now: 0))
         let dispatcher = self.dispatcher
+        let immediate = line.withUnsafeBytes { dispatcher.answerAtOnce(line: $0, connection: context) }
         return Self.blockOn {
-            await dispatcher.handle(line: line, connection: context)
+            switch immediate {
+            case .reply(let answer): outbox.send(Data(answer))
+            case .later(let work): await work()
+            case .pass: await dispatcher.handle(line: line, connection: context)
+            }
             await dispatcher.connectionClosed(context)
             outbox.finish()
             var lines: [Data] = []

@@ -37,9 +37,6 @@ public struct SessionMachine: Sendable {
         self.budget = RefreshBudget(limit: policy.refreshLimit, window: policy.refreshLimitWindow)
     }
 
-    /// The session being written to the store before it is served (during `.persisting`).
-    public var incomingSession: Session? { pending?.session }
-
     /// The number of requests waiting for a refresh or a load.
     public var waitingCount: Int { waiting.count }
 

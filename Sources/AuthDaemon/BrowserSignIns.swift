@@ -2,6 +2,7 @@ import AuthCore
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// One profile's browser sign-ins (OAuth with PKCE): the flows under way, as `OAuthFlowBook`
 /// rules them, and the requests waiting for one to finish. The code a redirect brings is
@@ -15,7 +16,10 @@ public actor BrowserSignIns: Service {
     private let monotonic: any MonotonicClock
     private let logger: Logger
     private var flows = OAuthFlowBook()
-    private var waiters: [String: [CheckedContinuation<Result<Void, SignInFailure>, Never>]] = [:]
+    /// The requests waiting for a flow to finish. Behind a lock rather than the actor, so that a
+    /// cancelled request (its client went away, or the daemon stops) is answered at once from
+    /// its cancellation handler.
+    private nonisolated let waiters = Mutex(FlowWaiters())
     private let expiries: AsyncStream<(flowID: String, after: TimeInterval)>
     private let expirySink: AsyncStream<(flowID: String, after: TimeInterval)>.Continuation
 
@@ -99,24 +103,102 @@ public actor BrowserSignIns: Service {
     }
 
     /// Waits until the flow is completed through `complete` (an `authctl open-url` for a
-    /// custom-scheme redirect), or until it expires.
+    /// custom-scheme redirect), or until it expires. A cancelled wait is answered as expired.
     public func wait(for flowID: String) async -> Result<Void, SignInFailure> {
         let now = clock.now()
         guard let flow = flows.pending(now: now).first(where: { $0.id == flowID }) else {
             return .failure(.flow(.noPendingFlow(flowID)))
         }
         expirySink.yield((flowID, OAuthFlowBook.lifetime - now.timeIntervalSince(flow.startedAt)))
-        return await withCheckedContinuation { waiters[flowID, default: []].append($0) }
+        let id = waiters.withLock { $0.register(flowID) }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if waiters.withLock({ $0.attach(continuation, to: id) }) { continuation.resume(returning: .failure(.flow(.expired))) }
+            }
+        } onCancel: {
+            self.waiters.withLock { $0.cancel(id) }?.resume(returning: .failure(.flow(.expired)))
+        }
     }
 
     /// Ends a flow whose time is up; a flow completed meanwhile has no waiters left, so this is then a no-op.
     private func expire(_ flowID: String) {
-        guard waiters[flowID] != nil else { return }
+        guard waiters.withLock({ $0.hasWaiters(for: flowID) }) else { return }
         flows.cancel(flowID)
         finish(flowID, with: .failure(.flow(.expired)))
     }
 
     private func finish(_ flowID: String, with result: Result<Void, SignInFailure>) {
-        for waiter in waiters.removeValue(forKey: flowID) ?? [] { waiter.resume(returning: result) }
+        for waiter in waiters.withLock({ $0.take(flowID) }) { waiter.resume(returning: result) }
+    }
+}
+
+/// The requests waiting for browser sign-ins to finish, by request.
+struct FlowWaiters: Sendable {
+    typealias Waiter = CheckedContinuation<Result<Void, SignInFailure>, Never>
+
+    private enum Entry {
+        /// Registered; its continuation is attached a moment later.
+        case registered(flow: String)
+        /// Waiting for the flow to finish.
+        case waiting(flow: String, Waiter)
+        /// Cancelled before its continuation was attached.
+        case cancelled
+    }
+
+    private var entries: [UInt64: Entry] = [:]
+    private var nextID: UInt64 = 0
+
+    /// A new waiter for `flow`; returns its id.
+    mutating func register(_ flow: String) -> UInt64 {
+        nextID += 1
+        entries[nextID] = .registered(flow: flow)
+        return nextID
+    }
+
+    /// Attaches the continuation of waiter `id`; true when it was cancelled meanwhile and must
+    /// be answered at once.
+    mutating func attach(_ waiter: Waiter, to id: UInt64) -> Bool {
+        guard case .registered(let flow)? = entries[id] else {
+            entries[id] = nil
+            return true
+        }
+        entries[id] = .waiting(flow: flow, waiter)
+        return false
+    }
+
+    /// Cancels waiter `id`: its continuation to answer now, if attached.
+    mutating func cancel(_ id: UInt64) -> Waiter? {
+        switch entries[id] {
+        case .waiting(_, let waiter)?:
+            entries[id] = nil
+            return waiter
+        case .registered?:
+            entries[id] = .cancelled
+            return nil
+        case .cancelled?, nil:
+            return nil
+        }
+    }
+
+    /// Whether anyone waits for `flow`.
+    func hasWaiters(for flow: String) -> Bool {
+        entries.values.contains { entry in
+            switch entry {
+            case .registered(let waited), .waiting(let waited, _): return waited == flow
+            case .cancelled: return false
+            }
+        }
+    }
+
+    /// Takes every continuation waiting for `flow`, to answer them.
+    mutating func take(_ flow: String) -> [Waiter] {
+        var taken: [Waiter] = []
+        for (id, entry) in entries {
+            if case .waiting(let waited, let waiter) = entry, waited == flow {
+                taken.append(waiter)
+                entries[id] = nil
+            }
+        }
+        return taken
     }
 }

@@ -14,7 +14,7 @@ enum DaemonMethods {
                                     expiresIn: max(0, Int64(saturating: expiresAt - now.timeIntervalSince1970, rounding: .down)))
     }
 
-    static func table(registry: ProfileRegistry, apps: AppAccessGate, clock: any WallClock) -> MethodTable {
+    static func table(registry: ProfileRegistry, apps: AppAccessGate) -> MethodTable {
         var table = MethodTable(admission: { audience, profile, connection throws(RPCErrorObject) in
             try await admit(connection.client, to: audience, profile: profile, registry: registry, apps: apps)
         }, immediateAdmission: { audience, profile, connection in
@@ -37,13 +37,14 @@ enum DaemonMethods {
         table.register(Methods.Token.self, for: .tokenTakers, now: { parameters, _ in
             guard let profile = try? registry.profile(parameters.profile),
                   let token = profile.session.tokenAtOnce(validFor: TimeInterval(parameters.minValidity ?? 0)) else { return nil }
-            return tokenResult(token, now: clock.now())
+            // `expires_in` on the clock that judged the validity: the session's.
+            return tokenResult(token, now: profile.session.clock.now())
         }) { parameters, connection throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
             switch await profile.session.token(validFor: TimeInterval(parameters.minValidity ?? 0)) {
             case .success(let token):
                 apps.noteTokenHandedOut(to: connection.client, profile: profile.profile)
-                return tokenResult(token, now: clock.now())
+                return tokenResult(token, now: profile.session.clock.now())
             case .failure(let failure):
                 throw StatusMapper.error(failure)
             }

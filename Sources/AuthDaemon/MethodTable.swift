@@ -72,9 +72,11 @@ public struct MethodTable: Sendable {
         let immediateAdmission = self.immediateAdmission
         immediates.append { bytes, connection in
             guard let (id, parameters) = M.readRequest(bytes) else { return nil }
+            // Admission comes last: when it lets the caller through at once it notes the token
+            // handed out, so nothing may fail after it.
             if (try? Self.validate(parameters)) != nil, let result = now(parameters, connection),
-               immediateAdmission(audience, parameters.profile, connection),
-               let line = M.writeResult(result, id: id) ?? (try? RPCCodec.encodeResult(result, id: id)).map(Array.init) {
+               let line = M.writeResult(result, id: id) ?? (try? RPCCodec.encodeResult(result, id: id)).map(Array.init),
+               immediateAdmission(audience, parameters.profile, connection) {
                 return .reply(line)
             }
             return .later { await call(id, parameters, connection) }

@@ -12,11 +12,11 @@ public struct RequestDispatcher: SocketRequestHandler {
 
     /// Creates a dispatcher serving the profiles in `registry`, with `apps` deciding which app
     /// gets tokens (by default every app of the user, as ssh-agent does).
-    public init(registry: ProfileRegistry, apps: AppAccessGate? = nil, clock: any WallClock = SystemClock(), logger: Logger) {
+    public init(registry: ProfileRegistry, apps: AppAccessGate? = nil, logger: Logger) {
         self.registry = registry
         self.logger = logger
-        let apps = apps ?? AppAccessGate(policies: [:], file: nil, prompt: nil, deciders: [], clock: clock, logger: logger)
-        self.table = DaemonMethods.table(registry: registry, apps: apps, clock: clock)
+        let apps = apps ?? AppAccessGate(policies: [:], file: nil, prompt: nil, deciders: [], logger: logger)
+        self.table = DaemonMethods.table(registry: registry, apps: apps)
     }
 
     /// The method names bound (for tests).
@@ -48,7 +48,11 @@ public struct RequestDispatcher: SocketRequestHandler {
     /// Answers a request on the event loop when it needs no waiting (a cached token for an app
     /// already let in), or hands on the request read here; see `MethodTable.answerAtOnce`.
     public func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> ImmediateAnswer {
-        table.answerAtOnce(line, connection: connection)
+        let answer = table.answerAtOnce(line, connection: connection)
+        if case .reply = answer {
+            logger.trace("request", metadata: ["rpc.method": "\(Methods.Token.name)", "client.pid": "\(connection.peer.pid)"])
+        }
+        return answer
     }
 
     /// Drops the connection's subscriptions.

@@ -122,13 +122,18 @@ public actor SessionDriver: Service {
         }
     }
 
+    /// Publishes the machine stamped with the reading of the last clock check, not a fresh one:
+    /// a jump since that check, which the machine has not seen, then keeps `tokenAtOnce` out.
     private func publish() {
-        let stamped = (machine: machine, at: ClockReading(clock, monotonic))
+        let stamped = (machine: machine, at: lastClockCheck)
         published.withLock { $0 = stamped }
     }
 
     /// A token valid for at least `minimum` seconds, refreshing first when needed.
     public func token(validFor minimum: TimeInterval) async -> Result<IssuedToken, TokenFailure> {
+        // A jump of the wall clock since the last look is acted on before the answer: a clock set
+        // back would otherwise make a token look valid longer than it is.
+        checkClock()
         let id = makeRequestID()
         return await withCheckedContinuation { continuation in
             answers[id] = continuation
@@ -260,9 +265,15 @@ public actor SessionDriver: Service {
         let now = ClockReading(clock, monotonic)
         let jump = now.jump(since: lastClockCheck)
         lastClockCheck = now
-        guard jump.isJump() else { return }
+        guard jump.isJump() else {
+            // Nothing the machine must see: the published copy is good as of this check.
+            published.withLock { $0?.at = now }
+            return
+        }
         logger.notice("the wall clock jumped; re-evaluating the session", metadata: ["clock.offset_seconds": "\(Int64(saturating: jump.offset))"])
         apply(machine.clockJumped(by: jump.offset, now: now.wall))
+        // Stamped with this check, the published machine is served on the event loop again.
+        publish()
     }
 
     private func watchClock() async {

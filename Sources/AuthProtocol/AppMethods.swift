@@ -45,6 +45,8 @@ extension Methods {
             public var apps: [AppRecord]
             /// Each profile's policy (`open` or `ask`).
             public var policies: [String: String]
+            /// The policy under which an app waits until the user allows it.
+            public static let asking = "ask"
             /// Creates a result.
             public init(apps: [AppRecord], policies: [String: String]) {
                 self.apps = apps

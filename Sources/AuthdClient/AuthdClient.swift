@@ -1,5 +1,5 @@
 @_exported import AuthProtocol
-import AuthProtocol
+import BlockingCalls
 import Foundation
 import Synchronization
 

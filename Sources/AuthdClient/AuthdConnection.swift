@@ -96,7 +96,7 @@ public final class AuthdConnection: @unchecked Sendable {
         guard let response = try? decoder.decode(RPCResponse<M.Result>.self, from: line) else {
             throw .protocolError("authd's answer to \(M.name) has an unexpected shape")
         }
-        if let error = response.error { throw AuthdError(answer: error) }
+        if let error = response.error { throw AuthdError(answer: error, isNotice: probe.id == nil) }
         guard let result = response.result else { throw .protocolError("authd's answer has neither result nor error") }
         return .answer(result)
     }

@@ -30,8 +30,9 @@ public enum AuthdError: Error, Sendable, Equatable {
     /// it is not this user's authd, and nothing was sent to it. Waiting does not mend it.
     case foreignDaemon(path: String, uid: UInt32, expectedUID: UInt32)
 
-    /// The error for authd's error answer `error`: its stable reason decides the case.
-    init(answer error: RPCErrorObject) {
+    /// The error for authd's error line `error`: its stable reason decides the case. `isNotice`
+    /// says the line had no id: the daemon said it about the connection, not about a request.
+    init(answer error: RPCErrorObject, isNotice: Bool) {
         switch error.reason {
         case .notSignedIn: self = .notSignedIn(error.message)
         case .offline, .serverError, .rateLimited: self = .offline(error.message)
@@ -42,7 +43,9 @@ public enum AuthdError: Error, Sendable, Equatable {
         case .oauthFailed, .flowExpired: self = .browserSignInFailed(error.message)
         // The daemon closed this connection (too many clients, idle, or output left unread): as
         // for any closed connection, a caller that reuses connections opens a new one and retries.
-        case .busy, .idleTimeout, .tooSlow: self = .daemonUnavailable(error.message)
+        // The same reasons in an answer to a request (too many browser sign-ins waiting) refuse
+        // that request only.
+        case .busy where isNotice, .idleTimeout where isNotice, .tooSlow where isNotice: self = .daemonUnavailable(error.message)
         default: self = .rejected(reason: error.data?.reason, message: error.message)
         }
     }

@@ -1,5 +1,5 @@
 import AuthCore
-import AuthSocket
+import BlockingCalls
 import CAuthdSecret
 import Foundation
 

@@ -26,7 +26,7 @@ struct Apps: ParsableCommand {
             try runReporting {
                 let result = try global.connect().call(Methods.ListApps.self, ProfileParameters(profile: global.profile))
                 if json { return try printJSON(result) }
-                for (profile, policy) in result.policies.sorted(by: { $0.key < $1.key }) where policy == "ask" {
+                for (profile, policy) in result.policies.sorted(by: { $0.key < $1.key }) where policy == Methods.ListApps.Result.asking {
                     FileHandle.standardError.write(Data("Profile \(profile.escapedForTerminal) asks before an app gets tokens.\n".utf8))
                 }
                 if result.apps.isEmpty {

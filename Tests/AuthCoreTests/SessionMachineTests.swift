@@ -202,14 +202,14 @@ import Testing
         var machine = SessionMachine(policy: policy)
         _ = machine.storedSessionLoaded(nil, now: t0)
         _ = machine.signedIn(Fixtures.session(1), request: r1, now: t0)
-        #expect(machine.session == nil)
-        #expect(machine.incomingSession?.accessToken == "access-1")
-        let actions = machine.signOutRequested(scope: .local, now: t0).actions
+        #expect(machine.session == nil && machine.phase == .persisting)
+        let (actions, credential) = machine.signOutRequested(scope: .local, now: t0)
+        #expect(credential == .accessToken("access-1")) // the session being written is the one signed out
         #expect(actions == [.cancelTimer, .delete, .emit(.signedOut(.userRequested)), .answer(r1, .failure(.notSignedIn(.userRequested)))])
         // The write that was under way finishes afterwards: it must not bring the session back.
         #expect(machine.storeFinished(generation: 1, failure: nil, now: t0) == [])
         #expect(machine.phase == .signedOut(.userRequested))
-        #expect(machine.incomingSession == nil)
+        #expect(machine.session == nil)
     }
 
     @Test func aKeyringWriteFailureKeepsServingFromMemoryAndSaysSo() {
@@ -316,7 +316,9 @@ import Testing
         _ = machine.signedIn(Fixtures.session(2), request: nil, now: t0.addingTimeInterval(3))
         #expect(machine.storedSessionLoaded(Fixtures.session(1), now: t0.addingTimeInterval(3)) == [])
         #expect(machine.storedSessionUnavailable(.locked, now: t0.addingTimeInterval(3)) == [])
-        #expect(machine.incomingSession == Fixtures.session(2))
+        #expect(machine.phase == .persisting)
+        _ = machine.storeFinished(generation: machine.generation, failure: nil, now: t0.addingTimeInterval(3))
+        #expect(machine.session == Fixtures.session(2) && machine.phase == .signedIn)
     }
 
     @Test func aResumeReadsAnUnreadableKeyringAtOnce() {

@@ -73,6 +73,34 @@ import Testing
     }
 }
 
+extension ClockJumpTests {
+    /// A clock set back that the driver has not looked at yet: no token is answered from the old
+    /// dates, neither on the event loop nor by the actor, which looks at the clock first.
+    @Test func aJumpNotYetCheckedIsNeverAnsweredFromTheOldDates() async throws {
+        let t0 = Fixtures.t0
+        let wall = ManualWallClock(t0.addingTimeInterval(100)), monotonic = ManualMonotonicClock()
+        let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: t0)])
+        let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: FakeGoTrue(), clock: wall,
+                                   monotonic: monotonic, timer: InertTimer(), policy: RefreshPolicy(jitterFraction: 0),
+                                   logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await driver.run() }
+            _ = await driver.status() // waits for the load
+            #expect(driver.tokenAtOnce(validFor: 60)?.expiresAt == t0.addingTimeInterval(3600))
+
+            // An hour back while a second passes; nobody has run the clock check.
+            wall.advance(by: -3600 + 1)
+            monotonic.advance(by: 1)
+            #expect(driver.tokenAtOnce(validFor: 60) == nil)
+            // The actor sees the jump before it answers: the expiry moved with the clock.
+            let token = try await driver.token(validFor: 60).get()
+            #expect(token.expiresAt == t0)
+            #expect(driver.tokenAtOnce(validFor: 60)?.expiresAt == t0)
+            group.cancelAll()
+        }
+    }
+}
+
 /// `daemon.checkServer` through the account operations: reachability and the skew against the server's clock.
 @Suite struct ServerCheckTests {
     @Test func theSkewIsOurClockMinusTheServersAndAFailureSaysWhy() async throws {

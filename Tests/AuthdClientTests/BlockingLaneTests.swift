@@ -1,4 +1,4 @@
-import AuthdClient
+import BlockingCalls
 import Foundation
 import Synchronization
 import Testing

@@ -50,7 +50,9 @@ import Glibc
         ("unknown_profile", .unknownProfile("m")), ("min_validity_too_long", .rejected(reason: "min_validity_too_long", message: "m")),
         ("from_the_future", .rejected(reason: "from_the_future", message: "m")),
         ("invalid_credentials", .signInRefused("m")), ("code_rejected", .signInRefused("m")),
-        ("flow_expired", .browserSignInFailed("m")), ("busy", .daemonUnavailable("m")),
+        ("flow_expired", .browserSignInFailed("m")),
+        // About this request only: the connection is fine (a notice without an id closes it).
+        ("busy", .rejected(reason: "busy", message: "m")),
     ] as [(String, AuthdError)])
     func errorReasonsBecomeTypedErrors(_ reason: String, _ expected: AuthdError) async throws {
         let daemon = try ScriptedDaemon(errorReason: reason)

@@ -9,7 +9,7 @@ import Synchronization
 /// Swift's cooperative pool has a thread per core, shared by every task in the process (and on
 /// Linux with Dispatch's global queues): a call blocked there on D-Bus, an unlock dialog or a
 /// read waiting on authd stalls unrelated async work. This thread is never one of them. Written
-/// on POSIX threads, without Foundation, like the rest of this module.
+/// on POSIX threads, without Foundation.
 public final class BlockingLane: Sendable {
     private let queue = JobQueue()
 
@@ -93,7 +93,10 @@ private final class JobQueue: @unchecked Sendable {
     /// The thread's loop: one job per post, until stopped with nothing left.
     func drain() {
         while true {
-            while sem_wait(signal) != 0 {} // EINTR: wait again
+            while sem_wait(signal) != 0 {
+                // Only a signal can interrupt the wait; anything else is a broken semaphore.
+                precondition(errno == EINTR, "sem_wait failed: error \(errno)")
+            }
             let job: (@Sendable () -> Void)? = state.withLock { state in
                 state.jobs.isEmpty ? nil : state.jobs.removeFirst()
             }
