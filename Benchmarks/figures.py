@@ -81,6 +81,11 @@ def run_all(bench):
                 ("ssh-add -l", "ssh-add -l")]
     if oidc:
         commands.append(("oidc-token", "oidc-token bench"))
+    # Another build's front (AUTHD_BENCH_OTHER_AUTHCTL=path), measured in the same runs against
+    # the same daemon: a change's effect on P2 without the run-to-run spread of two benches.
+    other_front = os.environ.get("AUTHD_BENCH_OTHER_AUTHCTL")
+    if other_front:
+        commands.append(("other authctl token", other_front + " token"))
     environment = {**bench.env, "AUTHD_SOCKET": path, "SSH_AUTH_SOCK": ssh_path, **(oidc or {}).get("env", {})}
     saved, bench.env = bench.env, environment
     p2_runs = 30 if bench.quick else 200
@@ -103,6 +108,11 @@ def run_all(bench):
     other = "ssh-add -l %s" % ms(seconds["ssh-add -l"]) + ("; oidc-token %s" % ms(seconds["oidc-token"]) if oidc else "; oidc-token not measured")
     rows.append(row("P2 same, against the agents' clients", ms(seconds["authctl token"]), other, "≤ 0.5× ssh-add -l",
                     authctl_ms <= 0.5 * seconds["ssh-add -l"]["median"], "%.2f× ssh-add -l" % (authctl_ms / seconds["ssh-add -l"]["median"])))
+
+    if other_front:
+        rows.append(row("P2 same, against another build's front (%s)" % other_front, ms(seconds["authctl token"]),
+                        ms(seconds["other authctl token"]), "—", None,
+                        "%.2f× other" % (authctl_ms / seconds["other authctl token"]["median"])))
 
     log("==> P3: 32 concurrent clients")
     per_client = 500 if bench.quick else 3000
