@@ -1,13 +1,33 @@
+/// A string on the wire that names one of a known set of values and may name a newer one: held
+/// as its raw string, so that a client keeps a value it does not know instead of failing to
+/// decode the line.
+public protocol WireName: RawRepresentable<String>, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The value with wire string `rawValue`.
+    init(rawValue: String)
+}
+
+extension WireName {
+    /// The value with wire string `value`.
+    public init(stringLiteral value: String) { self.init(rawValue: value) }
+    /// The wire string.
+    public var description: String { rawValue }
+    /// Decodes the wire string.
+    public init(from decoder: Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
+    /// Encodes the wire string.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
 /// A session's state as clients see it (`SessionStatus.state`). A string on the wire; a client
 /// must treat a value it does not know as "not signed in, for a reason it cannot explain".
-public struct SessionState: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct SessionState: WireName {
     /// The wire value.
     public var rawValue: String
 
     /// The state with wire value `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// The state with wire value `value`.
-    public init(stringLiteral value: String) { self.rawValue = value }
 
     /// The daemon is still reading the keyring (at most its timeout after start).
     public static let loading: SessionState = "loading"
@@ -25,29 +45,16 @@ public struct SessionState: RawRepresentable, Hashable, Sendable, Codable, Expre
 
     /// Whether a session is held (its token is served).
     public var isSignedIn: Bool { self == .signedIn || self == .refreshing }
-
-    /// The wire value.
-    public var description: String { rawValue }
-
-    /// Decodes the wire string.
-    public init(from decoder: Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-    /// Encodes the wire string.
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }
 
 /// The name of an auth-state event (`AuthEventMessage.event`). A string on the wire; clients
 /// must ignore names they do not know.
-public struct AuthEventName: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct AuthEventName: WireName {
     /// The wire value.
     public var rawValue: String
 
     /// The event with wire value `rawValue`.
     public init(rawValue: String) { self.rawValue = rawValue }
-    /// The event with wire value `value`.
-    public init(stringLiteral value: String) { self.rawValue = value }
 
     /// The first event of every subscription: the session as it is.
     public static let initialSession: AuthEventName = "INITIAL_SESSION"
@@ -71,15 +78,4 @@ public struct AuthEventName: RawRepresentable, Hashable, Sendable, Codable, Expr
     public static let keyringUnavailable: AuthEventName = "KEYRING_UNAVAILABLE"
     /// The keyring can be used again.
     public static let keyringAvailable: AuthEventName = "KEYRING_AVAILABLE"
-
-    /// The wire value.
-    public var description: String { rawValue }
-
-    /// Decodes the wire string.
-    public init(from decoder: Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
-    /// Encodes the wire string.
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 }

@@ -7,6 +7,13 @@ import Synchronization
 import Testing
 
 @Suite struct ClockJumpTests {
+    /// A driver on the test's clocks whose timer never fires: only the clock check acts.
+    static func driver(store: InMemorySessionStore, api: FakeGoTrue = FakeGoTrue(), wall: ManualWallClock,
+                       monotonic: ManualMonotonicClock) -> SessionDriver {
+        SessionDriver(profile: "default", server: "https://example.test", store: store, api: api, clock: wall,
+                      monotonic: monotonic, timer: InertTimer(), policy: RefreshPolicy(jitterFraction: 0), logger: Logger(label: "test"))
+    }
+
     @Test(arguments: [(3605.0, 5.0, true), (-3595.0, 5.0, true), (5.0, 5.0, false), (7200.0, 7200.0, false), (6.5, 5.0, false)])
     func jumpsAreToldFromTimePassingAndFromSuspend(_ wall: TimeInterval, _ monotonic: TimeInterval, _ jumped: Bool) {
         #expect(ClockJump(wallElapsed: wall, monotonicElapsed: monotonic).isJump() == jumped)
@@ -17,9 +24,7 @@ import Testing
         let wall = ManualWallClock(t0), monotonic = ManualMonotonicClock()
         let api = FakeGoTrue()
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: t0)])
-        let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: api, clock: wall,
-                                   monotonic: monotonic, timer: InertTimer(), policy: RefreshPolicy(jitterFraction: 0),
-                                   logger: Logger(label: "test"))
+        let driver = Self.driver(store: store, api: api, wall: wall, monotonic: monotonic)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await driver.run() }
             #expect(await driver.status().state == "signed_in") // waits for the load
@@ -50,9 +55,7 @@ import Testing
         let t0 = Fixtures.t0
         let wall = ManualWallClock(t0.addingTimeInterval(100)), monotonic = ManualMonotonicClock()
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: t0)])
-        let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: FakeGoTrue(), clock: wall,
-                                   monotonic: monotonic, timer: InertTimer(), policy: RefreshPolicy(jitterFraction: 0),
-                                   logger: Logger(label: "test"))
+        let driver = Self.driver(store: store, wall: wall, monotonic: monotonic)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await driver.run() }
             let before = await driver.status().expiresAt
@@ -80,9 +83,7 @@ extension ClockJumpTests {
         let t0 = Fixtures.t0
         let wall = ManualWallClock(t0.addingTimeInterval(100)), monotonic = ManualMonotonicClock()
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: t0)])
-        let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: FakeGoTrue(), clock: wall,
-                                   monotonic: monotonic, timer: InertTimer(), policy: RefreshPolicy(jitterFraction: 0),
-                                   logger: Logger(label: "test"))
+        let driver = Self.driver(store: store, wall: wall, monotonic: monotonic)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await driver.run() }
             _ = await driver.status() // waits for the load
