@@ -88,7 +88,7 @@ final class FuzzWorld: Sendable {
         logger.logLevel = .critical
         let driver = SessionDriver(profile: "default", server: "https://example.test", store: InMemorySessionStore(), api: FakeGoTrue(),
                                    policy: RefreshPolicy(jitterFraction: 0), logger: logger)
-        let profile = ProfileServices(session: driver, logger: logger)
+        let profile = ProfileServices(session: driver)
         dispatcher = RequestDispatcher(registry: ProfileRegistry(profiles: [profile], defaultProfile: "default"), logger: logger)
         // The driver must run for token requests to be answered. It lives as long as the process:
         // libFuzzer owns the main thread and never returns to a structured scope we could use.

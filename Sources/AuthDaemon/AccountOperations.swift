@@ -13,14 +13,13 @@ public struct AccountOperations: Sendable {
     private let clock: any WallClock
     private let logger: Logger
 
-    /// Creates the operations of the profile `session` serves.
+    /// Creates the operations of the profile `session` serves, logging with `logger` (which names
+    /// the profile: `ProfileServices` hands over the session's).
     public init(session: SessionDriver, api: any GoTrueAPI, server: String, clock: any WallClock, logger: Logger) {
         self.session = session
         self.api = api
         self.server = server
         self.clock = clock
-        var logger = logger
-        logger[metadataKey: "session.profile"] = "\(session.profile)"
         self.logger = logger
     }
 

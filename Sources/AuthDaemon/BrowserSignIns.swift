@@ -23,15 +23,13 @@ public actor BrowserSignIns: Service {
     private let expiries: AsyncStream<(flowID: String, after: TimeInterval)>
     private let expirySink: AsyncStream<(flowID: String, after: TimeInterval)>.Continuation
 
-    /// Creates the browser sign-ins of the profile `accounts` serves.
-    public init(accounts: AccountOperations, api: any GoTrueAPI, clock: any WallClock, monotonic: any MonotonicClock, profile: String,
-                logger: Logger) {
+    /// Creates the browser sign-ins of the profile `accounts` serves, logging with `logger` (which
+    /// names the profile: `ProfileServices` hands over the session's).
+    public init(accounts: AccountOperations, api: any GoTrueAPI, clock: any WallClock, monotonic: any MonotonicClock, logger: Logger) {
         self.accounts = accounts
         self.api = api
         self.clock = clock
         self.monotonic = monotonic
-        var logger = logger
-        logger[metadataKey: "session.profile"] = "\(profile)"
         self.logger = logger
         (expiries, expirySink) = AsyncStream.makeStream()
     }

@@ -6,9 +6,10 @@ import Foundation
 /// parameters and results are checked by the compiler and a test can check every method is bound,
 /// and with its `MethodAudience`, which `admission` checks before the handler runs.
 ///
-/// Every request takes the same steps, whichever way it came: its parameters are decoded (by the
-/// method's hand-written codec when it has one, `HandWrittenLines`), validated
-/// (`ValidatedParameters`), let through by `admission`, and answered. A method may also bind an
+/// Every request takes the same steps, whichever way it came: its parameters are decoded (on the
+/// event loop by the method's hand-written codec, `HandWrittenLines`, when it has one and the
+/// line its shape; otherwise by `RPCCodec`), validated (`ValidatedParameters`), let through by
+/// `admission`, and answered. A method may also bind an
 /// "answer now" beside its handler: the event loop then answers a request that needs no waiting
 /// (a cached token, an app already let in) without a task, and hands every other one on, read
 /// once, to the same async steps.
@@ -48,6 +49,14 @@ public struct MethodTable: Sendable {
     /// error to answer.
     public mutating func register<M: RPCMethod>(_ method: M.Type, for audience: MethodAudience,
                                                 _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result) {
+        _ = bind(M.self, for: audience, body)
+    }
+
+    /// Binds the line handler of `method` and returns the steps after decoding (`call`), for an
+    /// "answer now" to hand a request on to.
+    private mutating func bind<M: RPCMethod>(_ method: M.Type, for audience: MethodAudience,
+                                             _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result)
+        -> @Sendable (RPCID?, M.Parameters, ConnectionContext) async -> Void {
         let call = Self.call(M.self, audience: audience, admission: admission, body)
         audiences[M.name] = audience
         handlers[M.name] = { envelope, connection in
@@ -58,6 +67,7 @@ public struct MethodTable: Sendable {
                 if envelope.id != nil { connection.outbox.send(RPCCodec.encodeError(error, id: envelope.id)) }
             }
         }
+        return call
     }
 
     /// Binds `method` as `register` does, plus `now`: the result when it can be given at once
@@ -67,8 +77,7 @@ public struct MethodTable: Sendable {
     public mutating func register<M: HandWrittenLines>(_ method: M.Type, for audience: MethodAudience,
                                                        now: @escaping @Sendable (M.Parameters, ConnectionContext) -> M.Result?,
                                                        _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result) {
-        register(M.self, for: audience, body)
-        let call = Self.call(M.self, audience: audience, admission: admission, body)
+        let call = bind(M.self, for: audience, body)
         let immediateAdmission = self.immediateAdmission
         immediates.append { bytes, connection in
             guard let (id, parameters) = M.readRequest(bytes) else { return nil }

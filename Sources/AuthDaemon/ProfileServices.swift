@@ -1,5 +1,4 @@
 import AuthProtocol
-import Logging
 import ServiceLifecycle
 
 /// Everything the daemon runs for one profile: the session's life (`SessionDriver`), the calls
@@ -16,12 +15,12 @@ public struct ProfileServices: Service {
     /// The profile's name.
     public var profile: String { session.profile }
 
-    /// Creates the services of `session`'s profile, with its server and clocks.
-    public init(session: SessionDriver, logger: Logger) {
+    /// Creates the services of `session`'s profile, with its server, clocks and logger.
+    public init(session: SessionDriver) {
         self.session = session
-        accounts = AccountOperations(session: session, api: session.api, server: session.server, clock: session.clock, logger: logger)
+        accounts = AccountOperations(session: session, api: session.api, server: session.server, clock: session.clock, logger: session.logger)
         browser = BrowserSignIns(accounts: accounts, api: session.api, clock: session.clock, monotonic: session.monotonic,
-                                 profile: session.profile, logger: logger)
+                                 logger: session.logger)
     }
 
     /// Runs the session and the browser sign-ins' timers until cancelled or a graceful shutdown.

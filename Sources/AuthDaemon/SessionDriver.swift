@@ -32,7 +32,8 @@ public actor SessionDriver: Service {
     private var lastClockCheck: ClockReading
     private let timer: any RefreshTimer
     private let random: @Sendable () -> Double
-    private let logger: Logger
+    /// Logs with the profile named; the profile's other services log with it too.
+    nonisolated let logger: Logger
 
     private var answers: [RequestID: CheckedContinuation<Result<IssuedToken, TokenFailure>, Never>] = [:]
     private var nextRequest: UInt64 = 0

@@ -115,7 +115,7 @@ struct AuthdCommand: AsyncParsableCommand {
                           api: GoTrueClient(projectURL: profile.url, anonKey: profile.anonKey, clientInfo: "authd/\(AuthdVersion.string)"),
                           policy: policy, logger: logger)
         }
-        let profiles = drivers.map { ProfileServices(session: $0, logger: logger) }
+        let profiles = drivers.map { ProfileServices(session: $0) }
         let registry = ProfileRegistry(profiles: profiles, defaultProfile: configuration.defaultProfile)
         let apps = AppAccessGate(policies: Dictionary(uniqueKeysWithValues: configuration.profiles.map { ($0.name, $0.access) }),
                                  file: AppDecisionFile(path: AppDecisionFile.defaultPath(environment: environment)),

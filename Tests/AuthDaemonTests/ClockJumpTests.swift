@@ -109,7 +109,7 @@ extension ClockJumpTests {
         let api = FakeGoTrue()
         let driver = SessionDriver(profile: "default", server: "https://example.test", store: InMemorySessionStore(), api: api,
                                    clock: wall, timer: InertTimer(), logger: Logger(label: "test"))
-        let accounts = ProfileServices(session: driver, logger: Logger(label: "test")).accounts
+        let accounts = ProfileServices(session: driver).accounts
         api.setServerClock(.success(Fixtures.t0.addingTimeInterval(-90)))
         let ahead = await accounts.checkServer()
         #expect(ahead.reachable && ahead.clockSkew == 90)

@@ -23,7 +23,7 @@ struct DaemonHarness: Sendable {
         let logger = Logger(label: "authd-test")
         let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: api,
                                    policy: RefreshPolicy(jitterFraction: 0), logger: logger)
-        let profile = ProfileServices(session: driver, logger: logger)
+        let profile = ProfileServices(session: driver)
         let dispatcher = RequestDispatcher(registry: ProfileRegistry(profiles: [profile], defaultProfile: "default"), logger: logger)
         let server = UnixSocketServer(path: path, handler: dispatcher, logger: logger, limits: limits)
         let harness = DaemonHarness(socketPath: path, api: api, store: store, dispatcher: dispatcher)

@@ -90,7 +90,7 @@ final class GatedSessionStore: SessionStore {
             #expect(await notifier.waitFor(.seconds(30)) { $0 == "READY=1" })
             #expect(notifier.assignments.contains("STATUS=sign-in needed: authctl login"), "\(notifier.assignments)")
 
-            let signedIn = await ProfileServices(session: driver, logger: logger).accounts.signIn(.password(.email("a@example.com"), password: "correct horse"))
+            let signedIn = await ProfileServices(session: driver).accounts.signIn(.password(.email("a@example.com"), password: "correct horse"))
             #expect((try? signedIn.get()) != nil)
             #expect(await notifier.waitFor(.seconds(10)) { $0.hasPrefix("STATUS=signed in as a@example.com, token valid") },
                     "\(notifier.assignments)")
