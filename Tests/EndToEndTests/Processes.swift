@@ -17,7 +17,7 @@ enum Binaries {
 /// A started process whose output goes to files (so nothing blocks on a full pipe).
 final class Spawned: @unchecked Sendable {
     // Unchecked: `process` is only used from the test that owns it.
-    let process = Process()
+    let process: Process
     let stdoutURL: URL
     let stderrURL: URL
 
@@ -26,14 +26,35 @@ final class Spawned: @unchecked Sendable {
         stderrURL = directory.appendingPathComponent("\(name).err")
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        process.standardInput = FileHandle.nullDevice
         SecretScan.collectCommandLine(executable: executable, arguments: arguments)
-        try process.run()
+        // An executable a test has just written (a copied lookalike) can be refused with ETXTBSY
+        // for a moment: a child another test forked meanwhile holds the copy's write descriptor
+        // until it execs. A fresh Process tries again for up to two seconds.
+        var attempts = 0
+        while true {
+            let candidate = Process()
+            candidate.executableURL = URL(fileURLWithPath: executable)
+            candidate.arguments = arguments
+            candidate.environment = environment
+            candidate.standardOutput = try FileHandle(forWritingTo: stdoutURL)
+            candidate.standardError = try FileHandle(forWritingTo: stderrURL)
+            candidate.standardInput = FileHandle.nullDevice
+            do {
+                try candidate.run()
+                process = candidate
+                return
+            } catch where attempts < 100 && Self.isTextFileBusy(error) {
+                attempts += 1
+                usleep(20_000)
+            }
+        }
+    }
+
+    private static func isTextFileBusy(_ error: Error) -> Bool {
+        let error = error as NSError
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        return (error.domain == NSPOSIXErrorDomain && error.code == Int(ETXTBSY))
+            || (underlying?.domain == NSPOSIXErrorDomain && underlying?.code == Int(ETXTBSY))
     }
 
     var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
