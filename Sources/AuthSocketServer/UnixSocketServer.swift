@@ -132,8 +132,7 @@ public final class UnixSocketServer: Service, Sendable {
             server = try await bootstrap.withBoundSocket(inherited).get()
             logger.info("listening on the socket systemd passed", metadata: ["socket.path": "\(path)"])
         } else {
-            server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
-            chmod(path, 0o600)
+            server = try await Self.bindAtomically(bootstrap, at: path)
             logger.info("listening", metadata: ["socket.path": "\(path)"])
         }
         // The listener closes only when the server ends (shutdown, cancellation, or an error it
@@ -160,6 +159,29 @@ public final class UnixSocketServer: Service, Sendable {
             // Closing the listener ends the loop above, which closes the rest.
             server.close(promise: nil)
         }
+    }
+
+    /// Binds and listens under a staging name beside `path`, then renames the socket into place:
+    /// a client that sees the path can connect at once (with a plain bind, the file exists a moment
+    /// before `listen`, and a connect then is refused as if no daemon ran). The lock taken by
+    /// `SocketDirectory.prepare` makes the staging name ours. A path too long for a staging name
+    /// is bound directly.
+    private static func bindAtomically(_ bootstrap: ServerBootstrap, at path: String) async throws -> any Channel {
+        let staging = path + ".new"
+        guard staging.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
+            let server = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+            chmod(path, 0o600)
+            return server
+        }
+        let server = try await bootstrap.bind(unixDomainSocketPath: staging, cleanupExistingSocketFile: true).get()
+        chmod(staging, 0o600)
+        guard rename(staging, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? await server.close()
+            unlink(staging)
+            throw SocketSetupError("cannot move the socket into place at \(path): \(reason)")
+        }
+        return server
     }
 
     /// Builds a served connection's pipeline on its event loop and turns reads on: the line

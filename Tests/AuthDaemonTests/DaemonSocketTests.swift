@@ -31,6 +31,32 @@ import Testing
         }
     }
 
+    /// A client that finds the socket's path connects at once: the daemon listens under a staging
+    /// name and renames the socket into place (a plain bind makes the file a moment before listen,
+    /// and a client polling for it, as scripts do after starting authd, is refused as if no daemon
+    /// ran). A watcher spins on the path with no sleep, so it connects as early as anything can.
+    /// The old window was microseconds wide and this test seldom caught it; what it always catches
+    /// is a socket that never reaches its path, is not listening there, or leaves the staging name.
+    @Test func theSocketAppearsOnlyOnceItListens() async throws {
+        for _ in 0..<5 {
+            let path = DaemonHarness.newSocketPath()
+            let firstConnect = Mutex<String?>(nil) // "" once connected, else why not
+            let watcher = Thread {
+                let deadline = Date().addingTimeInterval(30)
+                while access(path, F_OK) != 0, Date() < deadline {}
+                let outcome: String
+                do { try LineConnection.connect(path: path).close(); outcome = "" } catch { outcome = "\(error)" }
+                firstConnect.withLock { $0 = outcome }
+            }
+            watcher.start()
+            try await DaemonHarness.run(at: path) { _ in
+                while firstConnect.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            #expect(firstConnect.withLock { $0 } == "", "the first connect after the path appeared failed")
+            #expect(access(path + ".new", F_OK) != 0, "the staging name is left behind")
+        }
+    }
+
     @Test func signInServeTokensAndSignOut() async throws {
         try await DaemonHarness.run { daemon in
             try await offPool {

@@ -71,9 +71,11 @@ final class ForeignServer: @unchecked Sendable {
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
         path, log = sys.argv[1], sys.argv[2]
         listener = socket.socket(socket.AF_UNIX)
-        listener.bind(path)
-        os.chmod(path, 0o777)
+        # Listening before it appears at its path: the test waits for the path, then connects.
+        listener.bind(path + ".binding")
+        os.chmod(path + ".binding", 0o777)
         listener.listen(16)
+        os.rename(path + ".binding", path)
         lock = threading.Lock()
         def serve(connection):
             connection.settimeout(5)

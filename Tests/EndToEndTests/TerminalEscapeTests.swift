@@ -108,8 +108,10 @@ final class HostileDaemon: @unchecked Sendable {
         }
         errors = {"session.signInWithPassword": {"code": -32000, "message": evil, "data": {"reason": "invalid_credentials"}}}
         listener = socket.socket(socket.AF_UNIX)
-        listener.bind(sys.argv[1])
+        # Listening before it appears at its path: the test waits for the path, then connects.
+        listener.bind(sys.argv[1] + ".binding")
         listener.listen(8)
+        os.rename(sys.argv[1] + ".binding", sys.argv[1])
         def serve(connection):
             with connection, connection.makefile("rwb") as stream:
                 for line in stream:

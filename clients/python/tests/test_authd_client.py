@@ -85,9 +85,12 @@ _COUNTING_SERVER = """
 import os, signal, socket, sys, threading
 signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
 listener = socket.socket(socket.AF_UNIX)
-listener.bind(sys.argv[1])
-os.chmod(sys.argv[1], 0o777)
+# Bound and listening under another name first, then renamed: the socket appears at its path
+# only once a connect to it can succeed (the test waits for the path, not for the listen).
+listener.bind(sys.argv[1] + ".binding")
+os.chmod(sys.argv[1] + ".binding", 0o777)
 listener.listen(8)
+os.rename(sys.argv[1] + ".binding", sys.argv[1])
 def serve(connection):
     connection.settimeout(5)
     total = 0
