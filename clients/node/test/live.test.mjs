@@ -1,0 +1,218 @@
+// authd-client against a live authd and development server (the real binaries, real socket, real keyring).
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import util from 'node:util';
+import * as authd from '../index.mjs';
+import { privateDirectory, waitFor, withStack } from './stack.mjs';
+
+const MODULE = fileURLToPath(new URL('../index.mjs', import.meta.url));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('a token, the status, and no token in anything printed', async () => {
+  await withStack({}, async (stack) => {
+    await stack.startDaemon();
+    await stack.signUpAndIn('node-token@example.com', 'node-token-password');
+    const client = await authd.connect({ socketPath: stack.socket });
+    assert.ok(client.daemon.capabilities.includes('events'));
+    const token = await client.token({ minValidity: 60 });
+    assert.equal(token.value.split('.').length, 3);
+    assert.equal(token.authorization, 'Bearer ' + token.value);
+    assert.ok(token.expiresAt.getTime() > Date.now() + 60000);
+    for (const shown of [util.inspect(token), String(token), JSON.stringify(token), util.inspect({ token }), `${token}`]) {
+      assert.ok(!shown.includes(token.value), `the token shows in ${shown}`);
+    }
+    const status = await client.status();
+    assert.equal(status.state, 'signed_in');
+    assert.equal(status.user.email, 'node-token@example.com');
+    assert.ok(!JSON.stringify(status).includes(token.value));
+    assert.ok(!stack.output().includes(token.value));
+    client.close();
+  });
+});
+
+test('typed errors say what to do', async () => {
+  await withStack({}, async (stack) => {
+    await assert.rejects(authd.connect({ socketPath: stack.socket }), (error) =>
+      error instanceof authd.DaemonUnavailable && error.transient && /systemctl --user enable --now authd.socket/.test(error.message));
+    await stack.startDaemon();
+    await assert.rejects(authd.connect({ profile: 'nope', socketPath: stack.socket }), (error) =>
+      error instanceof authd.UnknownProfile && /authctl profile add nope/.test(error.message));
+    const client = await authd.connect({ profile: stack.profile, socketPath: stack.socket });
+    await assert.rejects(client.token(), (error) =>
+      error instanceof authd.NotSignedIn && error instanceof authd.AuthdError && error.reason === 'not_signed_in'
+        && !error.transient && /authctl login/.test(error.message));
+    await assert.rejects(client.token({ minValidity: -1 }), (error) =>
+      error instanceof authd.Rejected && /min_validity' must not be negative/.test(error.message));
+    client.close();
+  });
+});
+
+test('overlapping calls on one client are each answered', async () => {
+  await withStack({}, async (stack) => {
+    await stack.startDaemon();
+    await stack.signUpAndIn('node-overlap@example.com', 'node-overlap-password');
+    const client = await authd.connect({ socketPath: stack.socket });
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => (i % 5 === 0 ? client.status() : client.token())));
+    const tokens = new Set(answers.filter((answer) => answer instanceof authd.Token).map((token) => token.value));
+    assert.equal(tokens.size, 1);
+    assert.equal(answers.filter((answer) => !(answer instanceof authd.Token) && answer.state === 'signed_in').length, 10);
+    client.close();
+  });
+});
+
+test('a connection authd closed as idle is opened again', async () => {
+  await withStack({}, async (stack) => {
+    await stack.startDaemon('--idle-timeout', '1');
+    await stack.signUpAndIn('node-idle@example.com', 'node-idle-password');
+    const client = await authd.connect({ socketPath: stack.socket });
+    const first = await client.token();
+    await sleep(1600); // authd has sent idle_timeout and closed the connection by now
+    assert.equal((await client.token()).value, first.value);
+    assert.match(stack.output(), /closing an idle connection/);
+    client.close();
+  });
+});
+
+test('a script that never closes its client still ends', async () => {
+  await withStack({}, async (stack) => {
+    await stack.startDaemon();
+    await stack.signUpAndIn('node-script@example.com', 'node-script-password');
+    const script = `import { connect } from ${JSON.stringify(MODULE)};
+      const client = await connect({ socketPath: process.argv[1] });
+      console.log((await client.token()).expiresAt.toISOString());`;
+    const started = Date.now();
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, stack.socket], { encoding: 'utf8', timeout: 20000 });
+    assert.equal(run.status, 0, `the script did not end by itself: ${run.signal} ${run.stderr}`);
+    assert.match(run.stdout, /^\d{4}-\d\d-\d\dT/);
+    assert.ok(Date.now() - started < 20000);
+  });
+});
+
+test('events follow a sign-in and survive a daemon restart', async () => {
+  await withStack({}, async (stack) => {
+    await stack.startDaemon();
+    const client = await authd.connect({ socketPath: stack.socket });
+    const stream = client.events();
+    const seen = [];
+    const reading = (async () => { for await (const event of stream) seen.push(event); })();
+    await waitFor(() => seen.some((event) => event.name === 'INITIAL_SESSION'), 'INITIAL_SESSION');
+    assert.equal(seen[0].status.state, 'signed_out');
+    assert.equal(seen[0].afterReconnect, false);
+    await stack.signUpAndIn('node-events@example.com', 'node-events-password');
+    await waitFor(() => seen.some((event) => event.name === 'SIGNED_IN'), 'SIGNED_IN');
+
+    await stack.stopDaemon();
+    await stack.startDaemon();
+    await waitFor(() => seen.some((event) => event.name === 'INITIAL_SESSION' && event.afterReconnect), 'INITIAL_SESSION after the restart');
+    const again = seen.find((event) => event.afterReconnect);
+    assert.equal(again.status.state, 'signed_in');
+    assert.equal(again.status.user.email, 'node-events@example.com');
+    // The request connection broke with the first daemon; the next call reconnects by itself.
+    assert.equal((await client.token()).value.split('.').length, 3);
+    stream.close();
+    await Promise.race([reading, sleep(5000).then(() => assert.fail('close() did not end the event stream'))]);
+    client.close();
+  });
+});
+
+// Counts the bytes each connection sends; appends the count to argv[2] when the client closes it.
+// Listening before the socket appears at its path: the test waits for the path.
+const COUNTING_SERVER = `
+import os, signal, socket, sys, threading
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+listener = socket.socket(socket.AF_UNIX)
+listener.bind(sys.argv[1] + ".binding")
+os.chmod(sys.argv[1] + ".binding", 0o777)
+listener.listen(8)
+os.rename(sys.argv[1] + ".binding", sys.argv[1])
+def serve(connection):
+    connection.settimeout(5)
+    total = 0
+    try:
+        while True:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            total += len(chunk)
+    except OSError:
+        pass
+    connection.close()
+    with open(sys.argv[2], "a") as out:
+        out.write("%d\\n" % total)
+while True:
+    threading.Thread(target=serve, args=(listener.accept()[0],), daemon=True).start()
+`;
+
+async function countingServer(asUid) {
+  const directory = privateDirectory('authd-node-foreign-');
+  fs.chmodSync(directory, 0o755);
+  const run = path.join(directory, 'run');
+  fs.mkdirSync(run);
+  let prefix = [];
+  if (asUid !== undefined) {
+    fs.chownSync(run, asUid, asUid);
+    prefix = ['setpriv', `--reuid=${asUid}`, `--regid=${asUid}`, '--clear-groups'];
+  }
+  const socketPath = path.join(run, 'authd.sock');
+  const log = path.join(run, 'received');
+  const argv = [...prefix, '/usr/bin/python3', '-c', COUNTING_SERVER, socketPath, log];
+  const child = spawn(argv[0], argv.slice(1), { env: { PATH: '/usr/bin:/bin' }, stdio: 'ignore' });
+  await waitFor(() => fs.existsSync(socketPath), 'the counting server');
+  const received = async (atLeast) => {
+    let counts = [];
+    await waitFor(() => {
+      counts = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map(Number) : [];
+      return counts.length >= atLeast;
+    }, `${atLeast} closed connections`, 10000);
+    return counts;
+  };
+  // One connection of our own, sending nothing: once it is counted, every earlier one was too.
+  const probe = async () => {
+    const { createConnection } = await import('node:net');
+    await new Promise((resolve, reject) => {
+      const socket = createConnection({ path: socketPath }, () => { socket.end(); resolve(); });
+      socket.on('error', reject);
+    });
+  };
+  const close = async () => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+    fs.rmSync(directory, { recursive: true, force: true });
+  };
+  return { socketPath, received, probe, close };
+}
+
+test('a socket of another user is sent nothing', { skip: process.getuid() !== 0 && 'needs root to serve a socket as another user' }, async () => {
+  const server = await countingServer(65534);
+  try {
+    await assert.rejects(authd.connect({ socketPath: server.socketPath }), (error) =>
+      error instanceof authd.ForeignDaemon && error.uid === 65534 && error.expectedUid === 0 && error.path === server.socketPath
+        && !error.transient && /belongs to uid 65534, not to you/.test(error.message));
+    await server.probe();
+    assert.deepEqual(await server.received(1), [0], 'the client connected to another user\'s socket');
+  } finally {
+    await server.close();
+  }
+});
+
+test('who owns the socket is checked before anything is sent', async (t) => {
+  const server = await countingServer();
+  const realGetuid = process.getuid;
+  try {
+    // Served by us; this process pretends to be another user, as if the socket were not ours.
+    process.getuid = () => realGetuid() + 1;
+    await assert.rejects(authd.connect({ socketPath: server.socketPath }), (error) =>
+      error instanceof authd.ForeignDaemon && error.uid === realGetuid() && error.expectedUid === realGetuid() + 1);
+    process.getuid = realGetuid;
+    await server.probe();
+    assert.deepEqual(await server.received(1), [0]);
+  } finally {
+    process.getuid = realGetuid;
+    await server.close();
+  }
+});

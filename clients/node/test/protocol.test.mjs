@@ -1,0 +1,131 @@
+// authd-client against a stand-in daemon: the golden fixtures shared with the Swift and Python
+// clients, a newer protocol, and lines no authd should send.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+import * as authd from '../index.mjs';
+import { fakeDaemon, fixture, hello } from './fake-daemon.mjs';
+
+const require = createRequire(import.meta.url);
+
+test('the CommonJS and ES module faces are the same objects', () => {
+  const common = require('../index.js');
+  const names = Object.keys(common).sort();
+  assert.deepEqual(Object.keys(authd).filter((name) => name !== 'default').sort(), names);
+  for (const name of names) assert.equal(authd[name], common[name], name);
+  assert.equal(authd.default, common);
+});
+
+test('a token request is the golden request, and the golden answers come back typed', async () => {
+  const daemon = await fakeDaemon((request, write) => {
+    if (request.method === 'hello') return hello();
+    if (request.params.min_validity === 60) return fixture('result-token').result;
+    const error = fixture('error-not-signed-in');
+    write({ ...error, id: request.id });
+    return undefined;
+  });
+  try {
+    const client = await authd.connect({ profile: 'work', socketPath: daemon.socketPath, clientName: 'fixtures' });
+    const token = await client.token({ minValidity: 60 });
+    const expected = fixture('request-token');
+    const sent = daemon.requests.find((request) => request.method === 'session.token');
+    assert.deepEqual({ ...sent, id: expected.id }, expected);
+    assert.equal(token.value, fixture('result-token').result.access_token);
+    assert.equal(token.expiresAt.getTime(), fixture('result-token').result.expires_at * 1000);
+    await assert.rejects(client.token(), (error) =>
+      error instanceof authd.NotSignedIn && error.reason === 'not_signed_in' && error.message === fixture('error-not-signed-in').error.message);
+    assert.equal(daemon.requests[0].method, 'hello');
+    assert.deepEqual(daemon.requests[0].params, { client: 'fixtures', protocol_version: authd.PROTOCOL_VERSION });
+    client.close();
+  } finally {
+    await daemon.close();
+  }
+});
+
+test('the golden events come through as they are', async () => {
+  const names = ['event-initial-session', 'event-signed-in', 'event-token-refreshed', 'event-signed-out', 'event-refresh-failing'];
+  const daemon = await fakeDaemon((request, write) => {
+    if (request.method === 'hello') return hello();
+    write({ jsonrpc: '2.0', id: request.id, result: fixture('result-subscribe').result });
+    for (const name of names) write(fixture(name));
+    return undefined;
+  });
+  try {
+    const client = await authd.connect({ socketPath: daemon.socketPath });
+    const seen = [];
+    for await (const event of client.events()) {
+      seen.push(event);
+      if (seen.length === names.length) break;
+    }
+    assert.deepEqual(seen.map((event) => event.name), names.map((name) => fixture(name).params.event));
+    const signedOut = seen[3];
+    assert.equal(signedOut.reason, fixture('event-signed-out').params.reason);
+    assert.deepEqual(signedOut.status, fixture('event-signed-out').params.status);
+    assert.equal(signedOut.afterReconnect, false);
+    assert.equal(daemon.requests.find((request) => request.method === 'events.subscribe').params.profile, undefined);
+    client.close();
+  } finally {
+    await daemon.close();
+  }
+});
+
+test('a newer protocol is warned about once per process, and unknown fields are ignored', async () => {
+  const daemon = await fakeDaemon((request) => (request.method === 'hello'
+    ? hello('2.0', { motd: 'hi', capabilities: ['teleport'] }) : { state: 'signed_out', profile: 'default', future: 1 }));
+  const warnings = [];
+  const listener = (warning) => { if (warning.name === 'ProtocolVersionWarning') warnings.push(warning.message); };
+  process.on('warning', listener);
+  try {
+    const first = await authd.connect({ socketPath: daemon.socketPath });
+    const second = await authd.connect({ socketPath: daemon.socketPath });
+    assert.deepEqual(first.daemon.capabilities, ['teleport']);
+    assert.equal((await second.status()).state, 'signed_out');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(warnings, ["authd speaks protocol 2.0, newer than this client's 1.0: update the client module (calls may fail)"]);
+    first.close();
+    second.close();
+  } finally {
+    process.off('warning', listener);
+    await daemon.close();
+  }
+});
+
+test('lines no authd sends are protocol errors, and the next call starts afresh', async () => {
+  let answers = 0;
+  const daemon = await fakeDaemon((request, write) => {
+    if (request.method === 'hello') return hello();
+    answers += 1;
+    if (answers === 1) write('this is not json\n');
+    else if (answers === 2) write('[1,2]\n');
+    else if (answers === 3) write({ jsonrpc: '2.0', id: request.id });
+    else if (answers === 4) write('{"jsonrpc":"2.0","id":' + request.id + ',"result":"' + 'x'.repeat((1 << 20) + 10));
+    else return { state: 'signed_out', profile: 'default' };
+    return undefined;
+  });
+  try {
+    const client = await authd.connect({ socketPath: daemon.socketPath });
+    await assert.rejects(client.status(), (error) => error instanceof authd.ProtocolError && /not JSON/.test(error.message));
+    await assert.rejects(client.status(), (error) => error instanceof authd.ProtocolError && /not a JSON object/.test(error.message));
+    await assert.rejects(client.status(), (error) => error instanceof authd.ProtocolError && /neither result nor error/.test(error.message));
+    await assert.rejects(client.status(), (error) => error instanceof authd.ProtocolError && /longer than/.test(error.message));
+    assert.equal((await client.status()).state, 'signed_out');
+    client.close();
+  } finally {
+    await daemon.close();
+  }
+});
+
+test('a refusal on the connection reaches every waiting call with its reason', async () => {
+  const daemon = await fakeDaemon((request, write) => {
+    if (request.method === 'hello') return hello();
+    write({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'authd refused this app: run authctl apps', data: { reason: 'app_denied' } } });
+    return undefined;
+  });
+  try {
+    const client = await authd.connect({ socketPath: daemon.socketPath });
+    await assert.rejects(client.token(), (error) => error instanceof authd.AccessDenied && error.reason === 'app_denied');
+    client.close();
+  } finally {
+    await daemon.close();
+  }
+});
