@@ -68,17 +68,21 @@ int authd_watch_resume(const char *bus_address, int stop_fd, authd_event_callbac
     int r = authd_bus_open(bus_address, 1, &bus);
     if (r < 0) return r;
     struct resume_target target = { callback, context, "" };
-    /* The owner is followed from before it is first asked for: a change while GetNameOwner is
+    /* PrepareForSleep's match first, before anything is read: sd-bus never hands a match a
+     * message read before the match was added, so a signal sent straight to this connection
+     * while the other AddMatch was under way would be dropped unseen. Signals read before the
+     * owner is known wait in sd-bus's queue until the loop below, when it is.
+     * The owner is followed from before it is first asked for: a change while GetNameOwner is
      * under way waits in sd-bus's queue and is applied after the answer, in the bus's order,
      * which ends at the owner the answer named or a later one. */
-    r = sd_bus_add_match(bus, NULL,
-                         "type='signal',sender='" BUS_DRIVER_NAME "',path='/org/freedesktop/DBus',interface='" BUS_DRIVER_NAME "',"
-                         "member='NameOwnerChanged',arg0='" LOGIND_NAME "'",
-                         on_owner_changed, &target);
+    r = sd_bus_match_signal(bus, NULL, LOGIND_NAME, "/org/freedesktop/login1",
+                            "org.freedesktop.login1.Manager", "PrepareForSleep",
+                            on_prepare_for_sleep, &target);
     if (r >= 0)
-        r = sd_bus_match_signal(bus, NULL, LOGIND_NAME, "/org/freedesktop/login1",
-                                "org.freedesktop.login1.Manager", "PrepareForSleep",
-                                on_prepare_for_sleep, &target);
+        r = sd_bus_add_match(bus, NULL,
+                             "type='signal',sender='" BUS_DRIVER_NAME "',path='/org/freedesktop/DBus',interface='" BUS_DRIVER_NAME "',"
+                             "member='NameOwnerChanged',arg0='" LOGIND_NAME "'",
+                             on_owner_changed, &target);
     if (r >= 0) {
         sd_bus_message *reply = NULL;
         const char *owner = NULL;
