@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // How the installed programs are linked in release builds (debug builds link the usual way):
@@ -26,6 +26,16 @@ let staticReleaseLinking: [LinkerSetting] = [.unsafeFlags(["-static-executable"]
 // of ours; adapters (GoTrue HTTP, libsecret keyring, NIO socket server) implement the core's
 // ports; the daemon wires ports together; authctl and desktop apps see only the client library,
 // which does not pull in SwiftNIO so that short-lived clients start fast.
+// Only the daemon's side needs other packages. Each product of another package is used under the
+// trait "Daemon", on by default; an app that wants only the client library depends on this
+// package with `traits: []`, and SwiftPM then resolves, fetches and builds no other package.
+let daemonTrait = "Daemon"
+
+/// A product of another package, used only when the "Daemon" trait is on.
+func external(_ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: [daemonTrait]))
+}
+
 let package = Package(
     name: "authd",
     platforms: [.macOS(.v14)],
@@ -35,6 +45,10 @@ let package = Package(
         .executable(name: "authctl-full", targets: ["authctl-full"]),
         .executable(name: "authd-dev-server", targets: ["authd-dev-server"]),
         .library(name: "AuthdClient", targets: ["AuthdClient"]),
+    ],
+    traits: [
+        .trait(name: daemonTrait, description: "The daemon, authctl, the development server and the tests: everything but the AuthdClient library and the wire types it shares with the daemon."),
+        .default(enabledTraits: [daemonTrait]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -63,20 +77,20 @@ let package = Package(
         // Server side of the transport on SwiftNIO: listener, line framing, peer credentials.
         .target(name: "AuthSocketServer", dependencies: [
             "AuthProtocol", "CAuthdPeer",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            external("NIOCore", "swift-nio"),
+            external("NIOPosix", "swift-nio"),
+            external("Logging", "swift-log"),
+            external("ServiceLifecycle", "swift-service-lifecycle"),
         ]),
         // HTTP adapter implementing AuthCore's GoTrueAPI port (async-http-client on SwiftNIO).
         .target(name: "GoTrue", dependencies: [
             "AuthCore",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
+            external("AsyncHTTPClient", "async-http-client"),
+            external("NIOCore", "swift-nio"),
+            external("NIOPosix", "swift-nio"),
+            external("NIOHTTP1", "swift-nio"),
             // The TLS errors async-http-client passes on, the trust roots, and the certificate check.
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            external("NIOSSL", "swift-nio-ssl"),
         ]),
         // libsecret: the system library, a small C shim (the convenience API is variadic), the adapter.
         .systemLibrary(name: "CLibSecret", pkgConfig: "libsecret-1",
@@ -88,28 +102,28 @@ let package = Package(
         .target(name: "CAuthdSystem", dependencies: ["CSystemd"]),
         // config.toml: parsing with validation (file and line in every message) and the text edits
         // behind `authctl profile`. Shared by authd and authctl.
-        .target(name: "AuthConfig", dependencies: ["AuthCore", "AuthProtocol", .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "AuthConfig", dependencies: ["AuthCore", "AuthProtocol", external("TOMLKit", "TOMLKit")]),
         // The daemon's parts, wired to ports only: session driver, method table, supervisor.
         .target(name: "AuthDaemon", dependencies: [
             "AuthCore", "AuthProtocol", "AuthSocketServer",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            external("Logging", "swift-log"),
+            external("ServiceLifecycle", "swift-service-lifecycle"),
             // SHA-256 for PKCE challenges and nonces (already built for the development server).
-            .product(name: "Crypto", package: "swift-crypto"),
+            external("Crypto", "swift-crypto"),
         ]),
         // The daemon's ties to the system: wake signals, socket activation, sd_notify, the journal.
         .target(name: "SystemIntegration", dependencies: [
             "AuthCore", "CAuthdSystem", "CSystemd",
-            .product(name: "Logging", package: "swift-log"),
+            external("Logging", "swift-log"),
         ]),
         // The library desktop apps link.
         .target(name: "AuthdClient", dependencies: ["AuthProtocol", "BlockingCalls"]),
         .executableTarget(name: "authd", dependencies: [
             "AuthConfig", "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemIntegration",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            external("ArgumentParser", "swift-argument-parser"),
+            external("Logging", "swift-log"),
+            external("NIOCore", "swift-nio"),
+            external("ServiceLifecycle", "swift-service-lifecycle"),
         ], swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // authctl's front: answers `authctl token` itself and hands everything else to authctl-full
         // by exec. No Foundation, and fully static in release builds, so that `$(authctl token)` in
@@ -121,24 +135,22 @@ let package = Package(
         // same way, since `authctl status` sits in prompts too.
         .executableTarget(name: "authctl-full", dependencies: [
             "AuthdClient", "AuthProtocol", "AuthConfig",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            external("ArgumentParser", "swift-argument-parser"),
         ], swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server. Kept
         // with the tests: it is no part of the product, and nothing in Sources imports it.
         .target(name: "GoTrueDevServer", dependencies: [
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "Crypto", package: "swift-crypto"),
+            external("NIOCore", "swift-nio"),
+            external("NIOPosix", "swift-nio"),
+            external("NIOHTTP1", "swift-nio"),
+            external("Crypto", "swift-crypto"),
             // HTTPS, for the tests of how authd meets certificates.
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            external("NIOSSL", "swift-nio-ssl"),
         ], path: "Tests/GoTrueDevServer"),
         .executableTarget(name: "authd-dev-server", dependencies: [
             "GoTrueDevServer",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            external("ArgumentParser", "swift-argument-parser"),
         ], path: "Tests/authd-dev-server"),
-        // Examples/: a desktop-style app built on the client library (tested end to end).
-        .executableTarget(name: "authd-example-profile", dependencies: ["AuthdClient"], path: "Examples/swift-profile"),
         // Benchmarks/: the Swift hello-world that `authctl token` is measured against (scripts/bench),
         // linked the same way as authctl.
         .executableTarget(name: "authd-bench-hello", path: "Benchmarks/Hello",
@@ -153,7 +165,7 @@ let package = Package(
         // -sanitize=fuzzer -DFUZZING); in an ordinary build it replays corpus files.
         .executableTarget(name: "authd-fuzz", dependencies: [
             "AuthConfig", "AuthCore", "AuthDaemon", "AuthProtocol", "AuthSocketServer", "AuthTestSupport",
-            .product(name: "Logging", package: "swift-log"),
+            external("Logging", "swift-log"),
         ], path: "Fuzz/RequestFuzzer", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
 
         .testTarget(name: "AuthConfigTests", dependencies: ["AuthConfig"]),
@@ -161,20 +173,20 @@ let package = Package(
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "AuthTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "GoTrueDevServerTests", dependencies: [
-            "GoTrueDevServer", "GoTrue", "AuthCore", .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            "GoTrueDevServer", "GoTrue", "AuthCore", external("Crypto", "swift-crypto"),
+            external("NIOHTTP1", "swift-nio"), external("NIOSSL", "swift-nio-ssl"),
         ]),
         .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient", "BlockingCalls"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [
             "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthSocketServer",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            external("Logging", "swift-log"),
+            external("NIOCore", "swift-nio"),
+            external("NIOEmbedded", "swift-nio"),
+            external("ServiceLifecycle", "swift-service-lifecycle"),
         ]),
         .testTarget(name: "SystemIntegrationTests", dependencies: [
-            "SystemIntegration", "AuthTestSupport", .product(name: "Logging", package: "swift-log"),
+            "SystemIntegration", "AuthTestSupport", external("Logging", "swift-log"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthdClient", "AuthTestSupport", "CSystemd"],
                     exclude: ["Helpers"]),

@@ -7,12 +7,15 @@ import Testing
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct ExampleAppTests {
     static let root = Binaries.repositoryRoot.path
+    /// Built by its own manifest, as an app outside authd is: `scripts/check-client-package`.
+    static let swiftExample = root + "/Examples/swift-profile/.build/debug/authd-example-profile"
 
     @Test(arguments: [
-        ("swift", [Binaries.path("authd-example-profile")]),
+        ("swift", [swiftExample]),
         ("python", ["/usr/bin/python3", root + "/Examples/python-profile/profile.py"]),
     ])
     func printsTheProfileAndAgainOnUserUpdated(_ language: String, _ command: [String]) async throws {
+        if language == "swift" { try Self.requireSwiftExample() }
         try await Stack.running("example-\(language)", lifetime: 3600) { stack in
             try stack.startSignedIn(email: "\(language)-example@example.com", password: "example-password")
             var environment = stack.environment
@@ -35,9 +38,16 @@ struct ExampleAppTests {
         }
     }
 
+    private static func requireSwiftExample() throws {
+        guard FileManager.default.isExecutableFile(atPath: swiftExample) else {
+            throw StackError("\(swiftExample) is missing: build the example package with scripts/check-client-package")
+        }
+    }
+
     @Test func withoutTheAnonKeyTheExampleSaysWhatToSet() async throws {
         try await Stack.running("example-nokey", lifetime: 3600) { stack in
-            let result = try runCommand(Binaries.path("authd-example-profile"), [], environment: stack.environment)
+            try Self.requireSwiftExample()
+            let result = try runCommand(Self.swiftExample, [], environment: stack.environment)
             #expect(result.status == 1)
             #expect(result.stderr.contains("set SUPABASE_ANON_KEY"))
         }
