@@ -38,8 +38,9 @@ public final class AuthdClient: Sendable {
     ///   - socketPath: the socket; by default `$AUTHD_SOCKET`, else `$XDG_RUNTIME_DIR/authd/authd.sock`.
     ///   - clientName: a display name for authd's logs; the process name by default. authd
     ///     identifies clients by what the kernel says about them, never by this name.
-    ///   - onWarning: receives one line when authd speaks another major protocol version; the
-    ///     default writes it to standard error.
+    ///   - onWarning: receives one line each time a connection finds authd speaking another
+    ///     major protocol version; the default writes each such line once per process to
+    ///     standard error.
     /// - Throws: `.daemonUnavailable` when authd is not running, `.unknownProfile` when it has
     ///   no such profile, `.accessDenied` when it refuses this process, `.foreignDaemon` when a
     ///   process of another user serves the socket (checked before anything is sent).
@@ -108,10 +109,15 @@ public final class AuthdClient: Sendable {
         await lane.run { link.close() }
     }
 
-    /// The default warning handler: one line on standard error.
+    /// The default warning handler: one line on standard error, once per process for each
+    /// warning (every connection, reconnect and event stream greets authd and would repeat it).
     public static let printWarning: @Sendable (String) -> Void = { message in
+        guard printedWarnings.withLock({ $0.insert(message).inserted }) else { return }
         FileHandle.standardError.write(Data("authd client: warning: \(message)\n".utf8))
     }
+
+    /// The warnings `printWarning` has printed.
+    private static let printedWarnings = Mutex<Set<String>>([])
 }
 
 /// The latest `hello` answer, written on the lane and read from anywhere.
