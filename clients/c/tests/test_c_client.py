@@ -126,3 +126,47 @@ def test_a_newer_protocol_is_warned_about_once_and_unknown_fields_ignored(tmp_pa
     assert result.stdout.count('"capabilities": ["teleport"]') == 2
     assert result.stderr.splitlines() == [
         "authd-client: authd speaks protocol 2.0, newer than this library's 1.0: update the library (calls may fail)"]
+
+
+FIXTURES = ROOT / "Tests/AuthProtocolTests/Fixtures"
+
+
+def _fixture(name):
+    """A golden fixture shared with the Swift, Python and Node clients' tests."""
+    return json.loads((FIXTURES / f"{name}.json").read_text())
+
+
+def test_the_golden_token_request_and_answers(tmp_path, check_program):
+    path = str(tmp_path / "fixtures.sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(1)
+    requests = []
+
+    def serve():
+        connection, _ = listener.accept()
+        with connection, connection.makefile("rwb") as stream:
+            for line in stream:
+                request = json.loads(line)
+                requests.append(request)
+                if request["method"] == "hello":
+                    answer = {"jsonrpc": "2.0", "id": request["id"], "result": _fixture("result-hello")["result"]}
+                elif request["method"] == "session.token":
+                    answer = dict(_fixture("result-token"), id=request["id"])
+                else:
+                    answer = dict(_fixture("error-not-signed-in"), id=request["id"])
+                stream.write((json.dumps(answer) + "\n").encode())
+                stream.flush()
+
+    threading.Thread(target=serve, daemon=True).start()
+    result = run(check_program, "token", path, "work")
+    listener.close()
+    expected = _fixture("request-token")
+    sent = next(request for request in requests if request["method"] == "session.token")
+    assert dict(sent, id=expected["id"]) == expected
+    token = _fixture("result-token")["result"]
+    assert f"token {token['access_token']} {token['expires_at']}\n" in result.stdout
+    # The status call got the golden not-signed-in error: authctl's exit status 4, its message.
+    assert result.returncode == 4
+    _, _, transient, reason, _, message = error_of(result.stdout)
+    assert (reason, transient, message) == ("not_signed_in", False, _fixture("error-not-signed-in")["error"]["message"])

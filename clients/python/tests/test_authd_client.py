@@ -229,3 +229,49 @@ def wait_for(predicate, timeout=15):
     while not predicate():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.02)
+
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[3] / "Tests/AuthProtocolTests/Fixtures"
+
+
+def _fixture(name):
+    """A golden fixture shared with the Swift, C and Node clients' tests."""
+    return __import__("json").loads((FIXTURES / f"{name}.json").read_text())
+
+
+def test_the_golden_token_request_and_answers(tmp_path):
+    json = __import__("json")
+    path = str(tmp_path / "fixtures.sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    listener.listen(1)
+    requests = []
+
+    def serve():
+        connection, _ = listener.accept()
+        with connection, connection.makefile("rwb") as stream:
+            for line in stream:
+                request = json.loads(line)
+                requests.append(request)
+                if request["method"] == "hello":
+                    answer = {"jsonrpc": "2.0", "id": request["id"], "result": dict(_fixture("result-hello")["result"])}
+                elif request["params"].get("min_validity") == 60:
+                    answer = dict(_fixture("result-token"), id=request["id"])
+                else:
+                    answer = dict(_fixture("error-not-signed-in"), id=request["id"])
+                stream.write((json.dumps(answer) + "\n").encode())
+                stream.flush()
+
+    threading.Thread(target=serve, daemon=True).start()
+    client = authd_client.connect(profile="work", socket_path=path)
+    token = client.token(min_validity=60)
+    expected = _fixture("request-token")
+    sent = next(request for request in requests if request["method"] == "session.token")
+    assert dict(sent, id=expected["id"]) == expected
+    result = _fixture("result-token")["result"]
+    assert token.value == result["access_token"] and token.expires_at.timestamp() == result["expires_at"]
+    with pytest.raises(authd_client.NotSignedIn) as raised:
+        client.token()
+    assert str(raised.value) == _fixture("error-not-signed-in")["error"]["message"]
+    client.close()
+    listener.close()
