@@ -25,10 +25,14 @@ enum SocketDirectory {
             throw SocketSetupError("\(directory) is writable by other users (mode \(String(info.st_mode & 0o777, radix: 8))), so another user could replace the socket; put the socket in a private directory (the default is $XDG_RUNTIME_DIR/authd)")
         }
         let lockPath = path + ".lock"
-        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Write-only, for its owner only: a sandboxed app given this directory read-only (as the
+        // README says to) can then open the lock neither way (no read permission; a read-only
+        // mount refuses writing), so it cannot hold it and keep a restarted authd from starting.
+        let lock = open(lockPath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o200)
         guard lock >= 0 else {
             throw SocketSetupError("cannot open the lock \(lockPath): \(String(cString: strerror(errno)))")
         }
+        fchmod(lock, 0o200)
         // flock, not a probe of the socket: two daemons starting at the same moment cannot both win.
         if flock(lock, LOCK_EX | LOCK_NB) != 0 {
             let code = errno

@@ -175,11 +175,20 @@ public final class UnixSocketServer: Service, Sendable {
         }
         let server = try await bootstrap.bind(unixDomainSocketPath: staging, cleanupExistingSocketFile: true).get()
         chmod(staging, 0o600)
-        guard rename(staging, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        // rename() replaces whatever is at the path: only a socket (a crashed daemon's) may go.
+        var existing = stat()
+        let problem: String?
+        if lstat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFSOCK {
+            problem = "\(path) exists and is not a socket; refusing to replace it (move it away, or choose another AUTHD_SOCKET)"
+        } else if rename(staging, path) != 0 {
+            problem = "cannot move the socket into place at \(path): \(String(cString: strerror(errno)))"
+        } else {
+            problem = nil
+        }
+        if let problem {
             try? await server.close()
             unlink(staging)
-            throw SocketSetupError("cannot move the socket into place at \(path): \(reason)")
+            throw SocketSetupError(problem)
         }
         return server
     }

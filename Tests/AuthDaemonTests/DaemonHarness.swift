@@ -40,7 +40,14 @@ struct DaemonHarness: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
             // The socket appears at its path only once it listens (DaemonSocketTests checks that).
-            while access(path, F_OK) != 0 { try await Task.sleep(for: .milliseconds(10)) }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+            while access(path, F_OK) != 0 {
+                guard ContinuousClock.now < deadline else {
+                    await services.triggerGracefulShutdown()
+                    throw HarnessError(description: "the socket never appeared at \(path)")
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
             do {
                 try await body(harness)
             } catch {
@@ -58,6 +65,11 @@ struct DaemonHarness: Sendable {
 
     /// A raw line connection.
     func raw() throws -> LineConnection { try LineConnection.connect(path: socketPath) }
+}
+
+/// The harness could not start its daemon.
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// The JSON object of a line.

@@ -16,6 +16,25 @@ struct SocketAccessTests {
         }
     }
 
+    /// authd moves its socket into place with rename(), which would replace anything: a file that
+    /// is not a socket stays, and authd says why it will not start.
+    @Test func aFileAtTheSocketPathIsNeverReplaced() async throws {
+        try await Stack.running("not-a-socket", lifetime: 3600) { stack in
+            let directory = (stack.socketPath as NSString).deletingLastPathComponent
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try Data("precious".utf8).write(to: URL(fileURLWithPath: stack.socketPath))
+            let daemon = try Spawned(Binaries.path("authd"), ["--url", stack.serverURL, "--anon-key", "k"], environment: stack.environment,
+                                     in: stack.directory, name: "authd-not-a-socket")
+            defer { daemon.stop() }
+            let deadline = Date().addingTimeInterval(20)
+            while !daemon.process.hasEnded, Date() < deadline { usleep(20_000) }
+            #expect(daemon.process.hasEnded, "authd started with a regular file at its socket path")
+            #expect(daemon.stderr.contains("is not a socket; refusing to replace it"), "\(daemon.stderr)")
+            #expect(try String(contentsOfFile: stack.socketPath, encoding: .utf8) == "precious")
+            #expect(!FileManager.default.fileExists(atPath: stack.socketPath + ".new"))
+        }
+    }
+
     @Test(.enabled(if: getuid() == 0, "needs root to run a client as another user"))
     func aPeerWithAnotherUIDIsRefusedBeforeItsRequestIsRead() async throws {
         try await Stack.running("peer", lifetime: 3600) { stack in
