@@ -275,22 +275,28 @@ typedef struct {
     char *hello;        /* the hello answer's result object */
 } connection;
 
-/* Once per process, not per connection; any thread may be the first. */
+/* The warnings printed so far, one bit per kind: each once per process, not per connection;
+ * any thread may be the first. */
 static int warned_about_protocol;
+enum { WARNED_NEWER = 1, WARNED_OLDER = 2, WARNED_UNREADABLE = 4 };
 
 static void warn_about_protocol(span hello) {
     span version;
     char *text = member(hello, "protocol_version", &version) ? string_value(version) : NULL;
-    int daemon = text ? atoi(text) : -1, client = atoi(AUTHD_PROTOCOL_VERSION);
-    if (daemon != client && !__atomic_exchange_n(&warned_about_protocol, 1, __ATOMIC_RELAXED)) {
-        if (daemon > client)
+    char *rest = NULL;
+    long daemon = text && text[0] >= '0' && text[0] <= '9' ? strtol(text, &rest, 10) : -1;
+    if (rest && *rest != '\0' && *rest != '.') daemon = -1;
+    long client = strtol(AUTHD_PROTOCOL_VERSION, NULL, 10);
+    int kind = daemon < 0 ? WARNED_UNREADABLE : daemon > client ? WARNED_NEWER : daemon < client ? WARNED_OLDER : 0;
+    if (kind && !(__atomic_fetch_or(&warned_about_protocol, kind, __ATOMIC_RELAXED) & kind)) {
+        if (kind == WARNED_NEWER)
             fprintf(stderr, "authd-client: authd speaks protocol %s, newer than this library's %s: update the library (calls may fail)\n",
                     text, AUTHD_PROTOCOL_VERSION);
-        else if (daemon >= 0)
+        else if (kind == WARNED_OLDER)
             fprintf(stderr, "authd-client: authd speaks protocol %s, older than this library's %s: update authd (calls may fail)\n",
                     text, AUTHD_PROTOCOL_VERSION);
         else
-            fprintf(stderr, "authd-client: authd reports no protocol version this library (protocol %s) can read; calls may fail\n",
+            fprintf(stderr, "authd-client: authd reports a protocol version this library (protocol %s) cannot read; calls may fail\n",
                     AUTHD_PROTOCOL_VERSION);
     }
     free(text);
@@ -509,15 +515,30 @@ static char *params_with_profile(const char *profile, const char *extra) {
 struct authd_client {
     char *profile, *path, *name;
     connection connection;
+    /* The latest hello answer, kept while the connection is closed. */
+    char *last_hello;
 };
 
 PUBLIC void authd_client_free(authd_client *client) {
     if (!client) return;
     connection_close(&client->connection);
+    free(client->last_hello);
     free(client->profile);
     free(client->path);
     free(client->name);
     free(client);
+}
+
+/* Opens the client's connection and keeps its hello. */
+static authd_code client_open(authd_client *client, authd_error *error) {
+    authd_code code = connection_open(&client->connection, client->path, client->name, error);
+    if (code != AUTHD_OK) return code;
+    char *hello = strdup(client->connection.hello);
+    if (hello) {
+        free(client->last_hello);
+        client->last_hello = hello;
+    }
+    return client->last_hello ? AUTHD_OK : AUTHD_PROTOCOL_ERROR;
 }
 
 static authd_code check_profile(const char *profile, const char *hello, authd_error *error) {
@@ -555,27 +576,27 @@ PUBLIC authd_client *authd_client_connect(const char *profile, const char *socke
         fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory");
         return NULL;
     }
-    if (connection_open(&client->connection, client->path, client->name, error) != AUTHD_OK
-        || check_profile(profile, client->connection.hello, error) != AUTHD_OK) {
+    if (client_open(client, error) != AUTHD_OK || check_profile(profile, client->last_hello, error) != AUTHD_OK) {
         authd_client_free(client);
         return NULL;
     }
     return client;
 }
 
-PUBLIC const char *authd_client_hello(const authd_client *client) { return client->connection.hello; }
+PUBLIC const char *authd_client_hello(const authd_client *client) { return client->last_hello; }
 
 /* One call on the client's connection; a broken one (authd restarted, or it closed the
  * connection as idle) is opened again once and the call sent again. */
 static authd_code client_call(authd_client *client, const char *method, const char *params, char **result, authd_error *error) {
     int reused = client->connection.fd >= 0;
-    if (!reused && connection_open(&client->connection, client->path, client->name, error) != AUTHD_OK) return error->code;
-    authd_code code = call(&client->connection, method, params, CALL_TIMEOUT_MS, result, NULL, NULL, error);
+    authd_code code;
+    if (!reused && (code = client_open(client, error)) != AUTHD_OK) return code;
+    code = call(&client->connection, method, params, CALL_TIMEOUT_MS, result, NULL, NULL, error);
     if (code == AUTHD_DAEMON_UNAVAILABLE || code == AUTHD_TIMED_OUT || code == AUTHD_PROTOCOL_ERROR)
         connection_close(&client->connection);
     if (code == AUTHD_DAEMON_UNAVAILABLE && reused) {
         clear_error(error);
-        if (connection_open(&client->connection, client->path, client->name, error) != AUTHD_OK) return error->code;
+        if ((code = client_open(client, error)) != AUTHD_OK) return code;
         code = call(&client->connection, method, params, CALL_TIMEOUT_MS, result, NULL, NULL, error);
         if (code == AUTHD_DAEMON_UNAVAILABLE || code == AUTHD_TIMED_OUT || code == AUTHD_PROTOCOL_ERROR)
             connection_close(&client->connection);
@@ -643,6 +664,7 @@ struct authd_events {
 /* Keeps one event's params (read during the subscription's call) for the next dispatch. */
 static void queue_event(span params, void *context) {
     authd_events *events = context;
+    if (!is_kind(params, '{')) return;
     char **grown = realloc(events->queued, (events->queued_count + 1) * sizeof *grown);
     char *copy = copy_span(params);
     if (!grown || !copy) { free(copy); if (grown) events->queued = grown; return; }
@@ -686,7 +708,13 @@ static authd_code events_connect(authd_events *events, authd_error *error) {
     code = call(&events->connection, "events.subscribe", params, HELLO_TIMEOUT_MS, &result, queue_event, events, error);
     free(params);
     free(result);
-    if (code != AUTHD_OK) { connection_close(&events->connection); return code; }
+    if (code != AUTHD_OK) {
+        /* Events of a subscription that failed belong to no stream the app will see. */
+        for (size_t i = 0; i < events->queued_count; i++) free(events->queued[i]);
+        events->queued_count = 0;
+        connection_close(&events->connection);
+        return code;
+    }
     struct epoll_event watch = { .events = EPOLLIN };
     watch.data.fd = events->connection.fd;
     if (epoll_ctl(events->epoll, EPOLL_CTL_ADD, events->connection.fd, &watch) != 0) {

@@ -55,7 +55,8 @@ typedef enum {
     AUTHD_FOREIGN_DAEMON,
 } authd_code;
 
-/** A failure: its code, authd's reason, and a message that says what to do. */
+/** A failure: its code, authd's reason, and a message that says what to do. Every function that
+ * takes one also accepts NULL. */
 typedef struct {
     authd_code code;
     /** 1 when waiting may help (offline, daemon unavailable, keyring, timed out). */
@@ -108,7 +109,8 @@ void authd_token_clear(authd_token *token);
  * string to free(). Returns AUTHD_OK, or an error code and fills `error`. */
 authd_code authd_client_status(authd_client *client, char **status_json, authd_error *error);
 
-/** The daemon's answer to hello, as a JSON object in a string the client owns. */
+/** The daemon's latest answer to hello, as a JSON object in a string the client owns (valid until
+ * the next call or authd_client_free). */
 const char *authd_client_hello(const authd_client *client);
 
 /** One auth-state change. Holds no token; its strings live until the callback returns. */
@@ -143,11 +145,12 @@ authd_events *authd_events_subscribe(const char *profile, const char *socket_pat
 /** The descriptor to watch for input (POLLIN, G_IO_IN). */
 int authd_events_fd(const authd_events *events);
 
-/** Reads what arrived and calls `callback` for each event; never blocks for long. When authd goes
- * away the subscription reconnects by itself (after 50 ms, doubling to 2 s; the descriptor turns
- * readable when it is time to try again) and delivers a fresh INITIAL_SESSION with
- * after_reconnect set. Returns AUTHD_OK, or an error that waiting will not mend (another user's
- * socket, access denied, unknown profile): the subscription has ended then. */
+/** Reads what arrived and calls `callback` for each event. When authd goes away the subscription
+ * reconnects by itself (after 50 ms, doubling to 2 s; the descriptor turns readable when it is
+ * time to try again) and delivers a fresh INITIAL_SESSION with after_reconnect set; only that
+ * reconnect waits, for authd's greeting and the subscription's answer (at most 15 s each).
+ * Returns AUTHD_OK, or an error that waiting will not mend (another user's socket, access denied,
+ * unknown profile): the subscription has ended then. The callback must not free `events`. */
 authd_code authd_events_dispatch(authd_events *events, authd_event_callback callback, void *user_data, authd_error *error);
 
 /** Ends the subscription and frees it (NULL is ignored). */

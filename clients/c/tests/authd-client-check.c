@@ -4,7 +4,8 @@
  *
  *   authd-client-check token SOCKET [PROFILE]   the token, then the status's state (exit: authctl's status)
  *   authd-client-check watch SOCKET             events in a GLib main loop, until an INITIAL_SESSION after a reconnect
- *   authd-client-check hello SOCKET             hello on two connections, to a stand-in daemon */
+ *   authd-client-check hello SOCKET             hello on two connections, to a stand-in daemon
+ *   authd-client-check null-error SOCKET        every call with a NULL error, to nothing */
 #include <authd-client.h>
 #include <glib-unix.h>
 #include <glib.h>
@@ -79,12 +80,11 @@ static int watch(const char *socket) {
     watching w = { .loop = g_main_loop_new(NULL, FALSE), .code = 0 };
     w.events = authd_events_subscribe(NULL, socket, "c-check", &error);
     if (!w.events) return report(&error);
-    printf("subscribed fd=%d\n", authd_events_fd(w.events));
+    printf("subscribed\n");
     fflush(stdout);
     g_unix_fd_add(authd_events_fd(w.events), G_IO_IN, on_readable, &w);
     g_timeout_add_seconds(60, on_timeout, &w);
     g_main_loop_run(w.loop);
-    printf("fd=%d\n", authd_events_fd(w.events));
     authd_events_free(w.events);
     g_main_loop_unref(w.loop);
     return w.code;
@@ -103,10 +103,21 @@ static int hello(const char *socket) {
     return 0;
 }
 
+/* Every call with a NULL error, against whatever serves `socket` (nothing, in the test). */
+static int null_error(const char *socket) {
+    authd_client *client = authd_client_connect(NULL, socket, "c-check", NULL);
+    authd_events *events = authd_events_subscribe(NULL, socket, "c-check", NULL);
+    printf("connect %s, subscribe %s\n", client ? "connected" : "failed", events ? "subscribed" : "failed");
+    authd_client_free(client);
+    authd_events_free(events);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "token") == 0) return token(argv[2], argc > 3 ? argv[3] : NULL);
     if (argc == 3 && strcmp(argv[1], "watch") == 0) return watch(argv[2]);
     if (argc == 3 && strcmp(argv[1], "hello") == 0) return hello(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "null-error") == 0) return null_error(argv[2]);
     fprintf(stderr, "usage: authd-client-check token|watch|hello SOCKET [PROFILE]\n");
     return 64;
 }

@@ -29,6 +29,11 @@ def check_program():
         environment = dict(os.environ, PKG_CONFIG_PATH=str(prefix / "lib/pkgconfig"))
         flags = subprocess.run(["pkg-config", "--cflags", "--libs", "authd-client", "glib-2.0"], env=environment,
                                capture_output=True, text=True, check=True).stdout.split()
+        # The library itself is built without -Werror by make install (a new compiler's warning
+        # must not stop an install); its warnings fail here.
+        warnings = subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Wshadow", "-Werror", "-fsyntax-only",
+                                   str(ROOT / "clients/c/authd-client.c")], capture_output=True, text=True)
+        assert warnings.returncode == 0, warnings.stderr
         program = prefix / "authd-client-check"
         compiled = subprocess.run(["cc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o", str(program),
                                    str(ROOT / "clients/c/tests/authd-client-check.c"), *flags], capture_output=True, text=True)

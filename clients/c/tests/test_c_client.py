@@ -44,6 +44,11 @@ def test_the_token_and_status_are_authctls(stack, check_program):
     assert token.group(1) not in json.dumps(status) and token.group(1) not in stack.output()
 
 
+def test_a_null_error_is_allowed_everywhere(stack, check_program):
+    result = run(check_program, "null-error", stack.socket)
+    assert (result.returncode, result.stdout) == (0, "connect failed, subscribe failed\n"), result.stdout + result.stderr
+
+
 def test_typed_errors_carry_authctls_exit_statuses(stack, check_program):
     code, exit_status, transient, _, _, message = error_of(run(check_program, "token", stack.socket).stdout)
     assert (code, exit_status, transient) == (AUTHD_DAEMON_UNAVAILABLE, 3, True)
@@ -74,8 +79,6 @@ def test_events_in_a_glib_main_loop_follow_sign_in_and_a_daemon_restart(stack, c
         reader.join(5)
         again = [line for line in lines if line.startswith("event INITIAL_SESSION after_reconnect=1")]
         assert len(again) == 1 and "c-events@example.com" in again[0] and '"state":"signed_in"' in again[0], lines
-        # The descriptor the main loop watches stayed the same across the reconnect.
-        assert re.search(r"^subscribed fd=(\d+)", "".join(lines), re.M).group(1) == re.search(r"^fd=(\d+)", "".join(lines), re.M).group(1)
         token = stack.authctl("token").stdout.strip()
         assert token and token not in "".join(lines)
     finally:
@@ -128,45 +131,17 @@ def test_a_newer_protocol_is_warned_about_once_and_unknown_fields_ignored(tmp_pa
         "authd-client: authd speaks protocol 2.0, newer than this library's 1.0: update the library (calls may fail)"]
 
 
-FIXTURES = ROOT / "Tests/AuthProtocolTests/Fixtures"
-
-
-def _fixture(name):
-    """A golden fixture shared with the Swift, Python and Node clients' tests."""
-    return json.loads((FIXTURES / f"{name}.json").read_text())
-
-
 def test_the_golden_token_request_and_answers(tmp_path, check_program):
-    path = str(tmp_path / "fixtures.sock")
-    listener = socket.socket(socket.AF_UNIX)
-    listener.bind(path)
-    listener.listen(1)
-    requests = []
-
-    def serve():
-        connection, _ = listener.accept()
-        with connection, connection.makefile("rwb") as stream:
-            for line in stream:
-                request = json.loads(line)
-                requests.append(request)
-                if request["method"] == "hello":
-                    answer = {"jsonrpc": "2.0", "id": request["id"], "result": _fixture("result-hello")["result"]}
-                elif request["method"] == "session.token":
-                    answer = dict(_fixture("result-token"), id=request["id"])
-                else:
-                    answer = dict(_fixture("error-not-signed-in"), id=request["id"])
-                stream.write((json.dumps(answer) + "\n").encode())
-                stream.flush()
-
-    threading.Thread(target=serve, daemon=True).start()
-    result = run(check_program, "token", path, "work")
+    fixture = _python_tests._fixture
+    requests, listener = _python_tests.golden_daemon(str(tmp_path / "fixtures.sock"))
+    result = run(check_program, "token", str(tmp_path / "fixtures.sock"), "work")
     listener.close()
-    expected = _fixture("request-token")
+    expected = fixture("request-token")
     sent = next(request for request in requests if request["method"] == "session.token")
     assert dict(sent, id=expected["id"]) == expected
-    token = _fixture("result-token")["result"]
+    token = fixture("result-token")["result"]
     assert f"token {token['access_token']} {token['expires_at']}\n" in result.stdout
     # The status call got the golden not-signed-in error: authctl's exit status 4, its message.
     assert result.returncode == 4
     _, _, transient, reason, _, message = error_of(result.stdout)
-    assert (reason, transient, message) == ("not_signed_in", False, _fixture("error-not-signed-in")["error"]["message"])
+    assert (reason, transient, message) == ("not_signed_in", False, fixture("error-not-signed-in")["error"]["message"])
