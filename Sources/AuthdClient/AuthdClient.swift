@@ -112,8 +112,13 @@ public final class AuthdClient: Sendable {
     /// The default warning handler: one line on standard error, once per process for each
     /// warning (every connection, reconnect and event stream greets authd and would repeat it).
     public static let printWarning: @Sendable (String) -> Void = { message in
+        printOnce(message) { FileHandle.standardError.write(Data("authd client: warning: \($0)\n".utf8)) }
+    }
+
+    /// Hands `message` to `write` the first time this process sees it.
+    static func printOnce(_ message: String, _ write: (String) -> Void) {
         guard printedWarnings.withLock({ $0.insert(message).inserted }) else { return }
-        FileHandle.standardError.write(Data("authd client: warning: \(message)\n".utf8))
+        write(message)
     }
 
     /// The warnings `printWarning` has printed.

@@ -89,6 +89,8 @@ export class AuthdError extends Error {
   readonly reason: string | null;
   /** True when waiting may help. */
   readonly transient: boolean;
+  /** The exit status `authctl` uses for this error: 3 daemon unavailable, 4 not signed in, 6 offline, 7 keyring, else 1. */
+  readonly exitStatus: number;
 }
 export class NotSignedIn extends AuthdError {}
 export class Offline extends AuthdError {}

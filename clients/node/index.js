@@ -26,6 +26,10 @@ const PROTOCOL_VERSION = '1.0';
 const MAX_LINE = 1 << 20;
 /** The first wait before an event stream reconnects, and the longest (milliseconds). */
 const FIRST_DELAY_MS = 50;
+/** Events kept for an app that is not reading them before the connection stops reading, and how
+ * few must be left before it reads again. */
+const EVENTS_PAUSED_AT = 1000;
+const EVENTS_RESUMED_AT = 100;
 const LONGEST_DELAY_MS = 2000;
 
 /** Any failure talking to authd. `message` says what to do; `reason` is authd's stable code. */
@@ -38,6 +42,10 @@ class AuthdError extends Error {
     /** True when waiting may help. */
     this.transient = new.target.transient === true;
   }
+
+  /** The exit status `authctl` uses for this error: 3 daemon unavailable, 4 not signed in,
+   * 6 offline, 7 keyring, else 1. */
+  get exitStatus() { return EXIT_STATUS.get(this.constructor) ?? 1; }
 }
 
 /** The profile has no session: sign in with `authctl login`. */
@@ -81,6 +89,8 @@ class ForeignDaemon extends AuthdError {
     this.expectedUid = expectedUid;
   }
 }
+
+const EXIT_STATUS = new Map([[DaemonUnavailable, 3], [NotSignedIn, 4], [Offline, 6], [KeyringUnavailable, 7]]);
 
 const BY_REASON = {
   not_signed_in: NotSignedIn, offline: Offline, server_error: Offline, rate_limited: Offline,
@@ -230,11 +240,14 @@ class Connection {
     connection.#holdProcess();
     try {
       connection.hello = await connection.call('hello', { client: clientName, protocol_version: PROTOCOL_VERSION }, 15000);
+      if (connection.hello === null || typeof connection.hello !== 'object' || Array.isArray(connection.hello)) {
+        throw new ProtocolError("authd's answer to hello is not an object");
+      }
     } catch (error) {
       connection.close(error);
       throw error;
     }
-    warnAboutProtocol(connection.hello && connection.hello.protocol_version);
+    warnAboutProtocol(connection.hello.protocol_version);
     return connection;
   }
 
@@ -257,7 +270,11 @@ class Connection {
 
   /** The next event's params, or null once the connection is closed. */
   nextEvent() {
-    if (this.events.length > 0) return Promise.resolve(this.events.shift());
+    if (this.events.length > 0) {
+      // Reading again once the app caught up (see #handle).
+      if (this.events.length <= EVENTS_RESUMED_AT && this.socket.isPaused()) this.socket.resume();
+      return Promise.resolve(this.events.shift());
+    }
     if (this.closedWith) return Promise.resolve(null);
     return new Promise((resolve) => { this.eventWaiter = resolve; });
   }
@@ -316,6 +333,10 @@ class Connection {
         waiter(params);
       } else {
         this.events.push(params);
+        // An app that stopped reading its events: stop reading too, so that authd, not this
+        // process, notices (it closes a connection whose output is left unread, and the stream
+        // then reconnects with a fresh INITIAL_SESSION).
+        if (this.events.length >= EVENTS_PAUSED_AT) this.socket.pause();
       }
       return;
     }
@@ -384,7 +405,8 @@ class Client {
   async token({ minValidity = 0 } = {}) {
     // Under a profile that asks, an app not decided yet waits for the user (two minutes by default).
     const result = await this.#call('session.token', this.#params({ min_validity: minValidity }), 300000);
-    if (typeof result.access_token !== 'string' || typeof result.expires_at !== 'number') {
+    if (result === null || typeof result !== 'object' || typeof result.access_token !== 'string'
+      || typeof result.expires_at !== 'number') {
       throw new ProtocolError("authd's token answer lacks access_token or expires_at");
     }
     return new Token(result.access_token, new Date(result.expires_at * 1000));

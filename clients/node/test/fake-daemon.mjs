@@ -48,6 +48,8 @@ export async function fakeDaemon(answer) {
   await new Promise((resolve) => server.listen(socketPath, resolve));
   return {
     socketPath, requests,
+    /** Bytes written and not yet taken by the kernel: what a client that stopped reading leaves. */
+    pendingOutput() { return [...connections].reduce((sum, connection) => sum + connection.writableLength, 0); },
     async close() {
       for (const connection of connections) connection.destroy();
       await new Promise((resolve) => server.close(resolve));

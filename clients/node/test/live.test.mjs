@@ -37,14 +37,15 @@ test('a token, the status, and no token in anything printed', async () => {
 test('typed errors say what to do', async () => {
   await withStack({}, async (stack) => {
     await assert.rejects(authd.connect({ socketPath: stack.socket }), (error) =>
-      error instanceof authd.DaemonUnavailable && error.transient && /systemctl --user enable --now authd.socket/.test(error.message));
+      error instanceof authd.DaemonUnavailable && error.transient && error.exitStatus === 3
+        && /systemctl --user enable --now authd.socket/.test(error.message));
     await stack.startDaemon();
     await assert.rejects(authd.connect({ profile: 'nope', socketPath: stack.socket }), (error) =>
-      error instanceof authd.UnknownProfile && /authctl profile add nope/.test(error.message));
+      error instanceof authd.UnknownProfile && error.exitStatus === 1 && /authctl profile add nope/.test(error.message));
     const client = await authd.connect({ profile: stack.profile, socketPath: stack.socket });
     await assert.rejects(client.token(), (error) =>
       error instanceof authd.NotSignedIn && error instanceof authd.AuthdError && error.reason === 'not_signed_in'
-        && !error.transient && /authctl login/.test(error.message));
+        && !error.transient && error.exitStatus === 4 && /authctl login/.test(error.message));
     await assert.rejects(client.token({ minValidity: -1 }), (error) =>
       error instanceof authd.Rejected && /min_validity' must not be negative/.test(error.message));
     client.close();
@@ -119,33 +120,8 @@ test('events follow a sign-in and survive a daemon restart', async () => {
   });
 });
 
-// Counts the bytes each connection sends; appends the count to argv[2] when the client closes it.
-// Listening before the socket appears at its path: the test waits for the path.
-const COUNTING_SERVER = `
-import os, signal, socket, sys, threading
-signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
-listener = socket.socket(socket.AF_UNIX)
-listener.bind(sys.argv[1] + ".binding")
-os.chmod(sys.argv[1] + ".binding", 0o777)
-listener.listen(8)
-os.rename(sys.argv[1] + ".binding", sys.argv[1])
-def serve(connection):
-    connection.settimeout(5)
-    total = 0
-    try:
-        while True:
-            chunk = connection.recv(65536)
-            if not chunk:
-                break
-            total += len(chunk)
-    except OSError:
-        pass
-    connection.close()
-    with open(sys.argv[2], "a") as out:
-        out.write("%d\\n" % total)
-while True:
-    threading.Thread(target=serve, args=(listener.accept()[0],), daemon=True).start()
-`;
+// Counts the bytes each connection sends (shared with the Swift, Python and C tests).
+const COUNTING_SERVER = fs.readFileSync(fileURLToPath(new URL('../../../Tests/EndToEndTests/Helpers/counting-server.py', import.meta.url)), 'utf8');
 
 async function countingServer(asUid) {
   const directory = privateDirectory('authd-node-foreign-');
@@ -170,7 +146,8 @@ async function countingServer(asUid) {
     }, `${atLeast} closed connections`, 10000);
     return counts;
   };
-  // One connection of our own, sending nothing: once it is counted, every earlier one was too.
+  // One connection of our own, sending nothing: the client under test never connects, so this
+  // is the only one the server counts.
   const probe = async () => {
     const { createConnection } = await import('node:net');
     await new Promise((resolve, reject) => {

@@ -116,14 +116,72 @@ test('lines no authd sends are protocol errors, and the next call starts afresh'
 });
 
 test('a refusal on the connection reaches every waiting call with its reason', async () => {
+  let waiting = 0;
   const daemon = await fakeDaemon((request, write) => {
     if (request.method === 'hello') return hello();
-    write({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'authd refused this app: run authctl apps', data: { reason: 'app_denied' } } });
+    // Refused once both calls wait on the connection.
+    waiting += 1;
+    if (waiting === 2) {
+      write({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'authd refused this app: run authctl apps', data: { reason: 'app_denied' } } });
+    }
     return undefined;
   });
   try {
     const client = await authd.connect({ socketPath: daemon.socketPath });
-    await assert.rejects(client.token(), (error) => error instanceof authd.AccessDenied && error.reason === 'app_denied');
+    const refused = (error) => error instanceof authd.AccessDenied && error.reason === 'app_denied';
+    await Promise.all([assert.rejects(client.token(), refused), assert.rejects(client.status(), refused)]);
+    assert.equal(waiting, 2);
+    client.close();
+  } finally {
+    await daemon.close();
+  }
+});
+
+test('an answer of null is a protocol error, not a crash', async () => {
+  const daemon = await fakeDaemon((request, write) => {
+    if (request.method === 'hello') return hello();
+    write({ jsonrpc: '2.0', id: request.id, result: null });
+    return undefined;
+  });
+  const nullHello = await fakeDaemon((request, write) => {
+    write({ jsonrpc: '2.0', id: request.id, result: null });
+    return undefined;
+  });
+  try {
+    const client = await authd.connect({ socketPath: daemon.socketPath });
+    await assert.rejects(client.token(), (error) => error instanceof authd.ProtocolError && /lacks access_token/.test(error.message));
+    client.close();
+    await assert.rejects(authd.connect({ socketPath: nullHello.socketPath }), (error) => error instanceof authd.ProtocolError && /hello/.test(error.message));
+  } finally {
+    await daemon.close();
+    await nullHello.close();
+  }
+});
+
+test('an app that stops reading its events makes the connection stop reading too', async () => {
+  let flood = null;
+  const daemon = await fakeDaemon((request, write) => {
+    if (request.method === 'hello') return hello();
+    write({ jsonrpc: '2.0', id: request.id, result: fixture('result-subscribe').result });
+    flood = () => { for (let i = 0; i < 5000; i++) write(fixture('event-token-refreshed')); };
+    return undefined;
+  });
+  try {
+    const client = await authd.connect({ socketPath: daemon.socketPath });
+    const stream = client.events();
+    const iterator = stream[Symbol.asyncIterator]();
+    const first = iterator.next();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    flood();
+    assert.equal((await first).value.name, 'TOKEN_REFRESHED');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Not reading: the client took in a pause's worth (1,000) and left the rest, about 1 MB, to
+    // back up in the kernel and in the daemon's output.
+    assert.ok(daemon.pendingOutput() > 0, 'the client read everything although the app did not');
+    let read = 1;
+    while (read < 5000) { await iterator.next(); read += 1; }
+    assert.equal(daemon.pendingOutput(), 0);
+    stream.close();
     client.close();
   } finally {
     await daemon.close();
