@@ -64,37 +64,9 @@ final class ForeignServer: @unchecked Sendable {
     private let process: Spawned
 
     /// Accepts every connection and, when the client closes it (or after 5 s of silence), appends
-    /// the number of bytes it sent to the log.
-    private static let program = """
-        import os, signal, socket, sys, threading
-        # The test runner may start it with SIGTERM blocked; stop() must end it at once.
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
-        path, log = sys.argv[1], sys.argv[2]
-        listener = socket.socket(socket.AF_UNIX)
-        # Listening before it appears at its path: the test waits for the path, then connects.
-        listener.bind(path + ".binding")
-        os.chmod(path + ".binding", 0o777)
-        listener.listen(16)
-        os.rename(path + ".binding", path)
-        lock = threading.Lock()
-        def serve(connection):
-            connection.settimeout(5)
-            total = 0
-            try:
-                while True:
-                    chunk = connection.recv(65536)
-                    if not chunk:
-                        break
-                    total += len(chunk)
-            except OSError:
-                pass
-            connection.close()
-            with lock, open(log, "a") as out:
-                out.write("%d\\n" % total)
-        while True:
-            connection, _ = listener.accept()
-            threading.Thread(target=serve, args=(connection,), daemon=True).start()
-        """
+    /// the number of bytes it sent to the log (the clients' tests share it).
+    private static let program = (try? String(contentsOf: Binaries.repositoryRoot.appendingPathComponent("Tests/EndToEndTests/Helpers/counting-server.py"),
+                                              encoding: .utf8)) ?? "raise SystemExit('counting-server.py is missing')"
 
     init(name: String) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-foreign-\(name)-\(UUID().uuidString.prefix(6))")

@@ -39,6 +39,9 @@ class AuthdError(Exception):
     """Any failure talking to authd. ``str(error)`` says what to do; ``reason`` is authd's code."""
 
     transient = False
+    #: The exit status ``authctl`` uses for the same failure (``sys.exit(error.exit_status)``):
+    #: 3 daemon unavailable, 4 not signed in, 6 offline, 7 keyring, else 1.
+    exit_status = 1
 
     def __init__(self, message: str, reason: Optional[str] = None):
         super().__init__(message)
@@ -47,10 +50,12 @@ class AuthdError(Exception):
 
 class NotSignedIn(AuthdError):
     """The profile has no session: sign in with ``authctl login``."""
+    exit_status = 4
 
 
 class Offline(AuthdError):
     """The token expired and the server cannot be reached (or fails); authd keeps the session and retries."""
+    exit_status = 6
     transient = True
 
 
@@ -60,11 +65,13 @@ class AccessDenied(AuthdError):
 
 class DaemonUnavailable(AuthdError):
     """authd is not running, or the connection broke and could not be made again."""
+    exit_status = 3
     transient = True
 
 
 class KeyringUnavailable(AuthdError):
     """The keyring holding the session is locked or not running."""
+    exit_status = 7
     transient = True
 
 

@@ -30,15 +30,16 @@ def test_token_status_and_redaction(stack):
 
 
 def test_typed_errors_say_what_to_do(stack):
-    with pytest.raises(authd_client.DaemonUnavailable, match="systemctl --user enable --now authd.socket"):
+    with pytest.raises(authd_client.DaemonUnavailable, match="systemctl --user enable --now authd.socket") as unavailable:
         authd_client.connect(socket_path=stack.socket)
+    assert unavailable.value.exit_status == 3
     stack.start_daemon()
     with pytest.raises(authd_client.UnknownProfile, match="authctl profile add nope"):
         authd_client.connect(profile="nope", socket_path=stack.socket)
     client = authd_client.connect(profile=stack.profile, socket_path=stack.socket)
     with pytest.raises(authd_client.NotSignedIn, match="authctl login") as raised:
         client.token()
-    assert raised.value.reason == "not_signed_in" and not raised.value.transient
+    assert raised.value.reason == "not_signed_in" and not raised.value.transient and raised.value.exit_status == 4
 
 
 def test_a_connection_authd_closed_as_idle_is_opened_again(stack):
@@ -80,34 +81,8 @@ def test_events_follow_sign_in_and_survive_a_daemon_restart(stack):
     assert not reader.is_alive(), "close() did not end the event stream"
 
 
-# Counts the bytes each connection sends; appends the count to argv[2] when the client closes it.
-_COUNTING_SERVER = """
-import os, signal, socket, sys, threading
-signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
-listener = socket.socket(socket.AF_UNIX)
-# Bound and listening under another name first, then renamed: the socket appears at its path
-# only once a connect to it can succeed (the test waits for the path, not for the listen).
-listener.bind(sys.argv[1] + ".binding")
-os.chmod(sys.argv[1] + ".binding", 0o777)
-listener.listen(8)
-os.rename(sys.argv[1] + ".binding", sys.argv[1])
-def serve(connection):
-    connection.settimeout(5)
-    total = 0
-    try:
-        while True:
-            chunk = connection.recv(65536)
-            if not chunk:
-                break
-            total += len(chunk)
-    except OSError:
-        pass
-    connection.close()
-    with open(sys.argv[2], "a") as out:
-        out.write("%d\\n" % total)
-while True:
-    threading.Thread(target=serve, args=(listener.accept()[0],), daemon=True).start()
-"""
+# Counts the bytes each connection sends (shared with the Swift, C and Node tests).
+_COUNTING_SERVER = (pathlib.Path(__file__).resolve().parents[3] / "Tests/EndToEndTests/Helpers/counting-server.py").read_text()
 
 
 @pytest.fixture
@@ -239,9 +214,11 @@ def _fixture(name):
     return __import__("json").loads((FIXTURES / f"{name}.json").read_text())
 
 
-def test_the_golden_token_request_and_answers(tmp_path):
+def golden_daemon(path):
+    """A stand-in daemon on ``path`` answering from the golden fixtures: hello, a token for a
+    ``session.token`` with ``min_validity`` 60, the not-signed-in error for anything else. Returns
+    the requests it read (filled as they come) and its listener, to close. The C tests use it too."""
     json = __import__("json")
-    path = str(tmp_path / "fixtures.sock")
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(path)
     listener.listen(1)
@@ -254,8 +231,8 @@ def test_the_golden_token_request_and_answers(tmp_path):
                 request = json.loads(line)
                 requests.append(request)
                 if request["method"] == "hello":
-                    answer = {"jsonrpc": "2.0", "id": request["id"], "result": dict(_fixture("result-hello")["result"])}
-                elif request["params"].get("min_validity") == 60:
+                    answer = {"jsonrpc": "2.0", "id": request["id"], "result": _fixture("result-hello")["result"]}
+                elif request["method"] == "session.token" and request["params"].get("min_validity") == 60:
                     answer = dict(_fixture("result-token"), id=request["id"])
                 else:
                     answer = dict(_fixture("error-not-signed-in"), id=request["id"])
@@ -263,7 +240,12 @@ def test_the_golden_token_request_and_answers(tmp_path):
                 stream.flush()
 
     threading.Thread(target=serve, daemon=True).start()
-    client = authd_client.connect(profile="work", socket_path=path)
+    return requests, listener
+
+
+def test_the_golden_token_request_and_answers(tmp_path):
+    requests, listener = golden_daemon(str(tmp_path / "fixtures.sock"))
+    client = authd_client.connect(profile="work", socket_path=str(tmp_path / "fixtures.sock"))
     token = client.token(min_validity=60)
     expected = _fixture("request-token")
     sent = next(request for request in requests if request["method"] == "session.token")
