@@ -33,9 +33,9 @@ BUILT = $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path)
 # The C client: only its API is exported (AUTHD_CLIENT_H's functions).
 C_CLIENT = .build/c-client/libauthd-client.so.0
 C_CLIENT_FLAGS = -std=c11 -O2 -g -Wall -Wextra -fPIC -fvisibility=hidden -shared -Wl,-soname,libauthd-client.so.0
-# A library outside the loader's own directories (/lib, /usr/lib and their multiarch ones; even
+# A library outside the loader's own directories (/lib, /usr/lib, lib64 and multiarch ones; even
 # /usr/local/lib is found only once ldconfig ran) is found through the run path pkg-config gives.
-C_CLIENT_RPATH = $(if $(filter /lib /usr/lib /lib/%-linux-gnu /usr/lib/%-linux-gnu,$(LIBDIR)),,-Wl,-rpath,$${libdir} )
+C_CLIENT_RPATH = $(if $(filter /lib /usr/lib /lib64 /usr/lib64 /lib/%-linux-gnu /usr/lib/%-linux-gnu,$(LIBDIR)),,-Wl,-rpath,$${libdir} )
 
 INSTALLED = \
 	$(BINDIR)/authd $(BINDIR)/authctl $(LIBEXECDIR)/authctl-full \

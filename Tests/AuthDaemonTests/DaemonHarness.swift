@@ -7,6 +7,7 @@ import AuthTestSupport
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// An in-process daemon on a real Unix socket, with a fake GoTrue and an in-memory store.
 struct DaemonHarness: Sendable {
@@ -37,11 +38,19 @@ struct DaemonHarness: Sendable {
         // Stopped the way SIGTERM stops authd: graceful shutdown of a ServiceGroup.
         let services = ServiceGroup(configuration: .init(services: [.init(service: profile), .init(service: server)],
                                                          gracefulShutdownSignals: [], logger: logger))
+        let ended = StartFailure()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await services.run() }
-            // The socket appears at its path only once it listens (DaemonSocketTests checks that).
+            group.addTask {
+                do { try await services.run() } catch {
+                    ended.error.withLock { $0 = error }
+                    throw error
+                }
+            }
+            // The socket appears at its path only once it listens (DaemonSocketTests checks that);
+            // a server that failed to start says why at once.
             let deadline = ContinuousClock.now.advanced(by: .seconds(30))
             while access(path, F_OK) != 0 {
+                if let error = ended.error.withLock({ $0 }) { throw error }
                 guard ContinuousClock.now < deadline else {
                     await services.triggerGracefulShutdown()
                     throw HarnessError(description: "the socket never appeared at \(path)")
@@ -65,6 +74,11 @@ struct DaemonHarness: Sendable {
 
     /// A raw line connection.
     func raw() throws -> LineConnection { try LineConnection.connect(path: socketPath) }
+}
+
+/// Why the harness's services ended while it waited for the socket, if they did.
+final class StartFailure: Sendable {
+    let error = Mutex<(any Error)?>(nil)
 }
 
 /// The harness could not start its daemon.

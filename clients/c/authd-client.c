@@ -432,7 +432,10 @@ static authd_code call(connection *c, const char *method, const char *params_jso
             continue;
         } else if (member(message, "result", &result_value)) {
             *result = copy_span(result_value);
-            if (!*result) code = AUTHD_PROTOCOL_ERROR;
+            if (!*result) {
+                code = AUTHD_PROTOCOL_ERROR;
+                fail(error, code, NULL, "out of memory");
+            }
         } else {
             fail(error, AUTHD_PROTOCOL_ERROR, NULL, "authd's answer has neither result nor error");
             code = AUTHD_PROTOCOL_ERROR;
@@ -538,7 +541,10 @@ static authd_code client_open(authd_client *client, authd_error *error) {
         free(client->last_hello);
         client->last_hello = hello;
     }
-    return client->last_hello ? AUTHD_OK : AUTHD_PROTOCOL_ERROR;
+    if (client->last_hello) return AUTHD_OK;
+    connection_close(&client->connection);
+    fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory");
+    return AUTHD_PROTOCOL_ERROR;
 }
 
 static authd_code check_profile(const char *profile, const char *hello, authd_error *error) {

@@ -41,27 +41,26 @@ class AuthdError extends Error {
     this.reason = reason;
     /** True when waiting may help. */
     this.transient = new.target.transient === true;
+    /** The exit status `authctl` uses for this error: 3 daemon unavailable, 4 not signed in,
+     * 6 offline, 7 keyring, else 1. */
+    this.exitStatus = new.target.exitStatus ?? 1;
   }
-
-  /** The exit status `authctl` uses for this error: 3 daemon unavailable, 4 not signed in,
-   * 6 offline, 7 keyring, else 1. */
-  get exitStatus() { return EXIT_STATUS.get(this.constructor) ?? 1; }
 }
 
 /** The profile has no session: sign in with `authctl login`. */
-class NotSignedIn extends AuthdError {}
+class NotSignedIn extends AuthdError { static exitStatus = 4; }
 
 /** The token expired and the server cannot be reached (or fails); authd keeps the session and retries. */
-class Offline extends AuthdError { static transient = true; }
+class Offline extends AuthdError { static transient = true; static exitStatus = 6; }
 
 /** authd refused this process: it runs as another user, or the user denied this app the profile. */
 class AccessDenied extends AuthdError {}
 
 /** authd is not running, or the connection broke and could not be made again. */
-class DaemonUnavailable extends AuthdError { static transient = true; }
+class DaemonUnavailable extends AuthdError { static transient = true; static exitStatus = 3; }
 
 /** The keyring holding the session is locked or not running. */
-class KeyringUnavailable extends AuthdError { static transient = true; }
+class KeyringUnavailable extends AuthdError { static transient = true; static exitStatus = 7; }
 
 /** authd has no profile by that name. */
 class UnknownProfile extends AuthdError {}
@@ -89,8 +88,6 @@ class ForeignDaemon extends AuthdError {
     this.expectedUid = expectedUid;
   }
 }
-
-const EXIT_STATUS = new Map([[DaemonUnavailable, 3], [NotSignedIn, 4], [Offline, 6], [KeyringUnavailable, 7]]);
 
 const BY_REASON = {
   not_signed_in: NotSignedIn, offline: Offline, server_error: Offline, rate_limited: Offline,

@@ -5,7 +5,7 @@
  *   authd-client-check token SOCKET [PROFILE]   the token, then the status's state (exit: authctl's status)
  *   authd-client-check watch SOCKET             events in a GLib main loop, until an INITIAL_SESSION after a reconnect
  *   authd-client-check hello SOCKET             hello on two connections, to a stand-in daemon
- *   authd-client-check null-error SOCKET        every call with a NULL error, to nothing */
+ *   authd-client-check null-error SOCKET        every call with a NULL error */
 #include <authd-client.h>
 #include <glib-unix.h>
 #include <glib.h>
@@ -103,11 +103,19 @@ static int hello(const char *socket) {
     return 0;
 }
 
-/* Every call with a NULL error, against whatever serves `socket` (nothing, in the test). */
+/* Every call with a NULL error, against whatever serves `socket`: nothing, or an authd nobody
+ * is signed in to (then the token and status calls fail and succeed without an error to fill). */
 static int null_error(const char *socket) {
     authd_client *client = authd_client_connect(NULL, socket, "c-check", NULL);
     authd_events *events = authd_events_subscribe(NULL, socket, "c-check", NULL);
     printf("connect %s, subscribe %s\n", client ? "connected" : "failed", events ? "subscribed" : "failed");
+    if (client) {
+        authd_token token;
+        char *status = NULL;
+        printf("token %d, status %d\n", authd_client_token(client, 60, &token, NULL), authd_client_status(client, &status, NULL));
+        free(status);
+    }
+    if (events) printf("dispatch %d\n", authd_events_dispatch(events, NULL, NULL, NULL));
     authd_client_free(client);
     authd_events_free(events);
     return 0;
@@ -118,6 +126,6 @@ int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "watch") == 0) return watch(argv[2]);
     if (argc == 3 && strcmp(argv[1], "hello") == 0) return hello(argv[2]);
     if (argc == 3 && strcmp(argv[1], "null-error") == 0) return null_error(argv[2]);
-    fprintf(stderr, "usage: authd-client-check token|watch|hello SOCKET [PROFILE]\n");
+    fprintf(stderr, "usage: authd-client-check token|watch|hello|null-error SOCKET [PROFILE]\n");
     return 64;
 }

@@ -47,6 +47,11 @@ def test_the_token_and_status_are_authctls(stack, check_program):
 def test_a_null_error_is_allowed_everywhere(stack, check_program):
     result = run(check_program, "null-error", stack.socket)
     assert (result.returncode, result.stdout) == (0, "connect failed, subscribe failed\n"), result.stdout + result.stderr
+    stack.start_daemon()
+    result = run(check_program, "null-error", stack.socket)
+    # AUTHD_NOT_SIGNED_IN (1) for the token, AUTHD_OK (0) for the status and the dispatch.
+    assert (result.returncode, result.stdout) == (0, "connect connected, subscribe subscribed\ntoken 1, status 0\ndispatch 0\n"), \
+        result.stdout + result.stderr
 
 
 def test_typed_errors_carry_authctls_exit_statuses(stack, check_program):
