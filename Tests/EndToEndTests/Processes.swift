@@ -27,34 +27,8 @@ final class Spawned: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         SecretScan.collectCommandLine(executable: executable, arguments: arguments)
-        // An executable a test has just written (a copied lookalike) can be refused with ETXTBSY
-        // for a moment: a child another test forked meanwhile holds the copy's write descriptor
-        // until it execs. A fresh Process tries again for up to two seconds.
-        var attempts = 0
-        while true {
-            let candidate = Process()
-            candidate.executableURL = URL(fileURLWithPath: executable)
-            candidate.arguments = arguments
-            candidate.environment = environment
-            candidate.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-            candidate.standardError = try FileHandle(forWritingTo: stderrURL)
-            candidate.standardInput = FileHandle.nullDevice
-            do {
-                try candidate.run()
-                process = candidate
-                return
-            } catch where attempts < 100 && Self.isTextFileBusy(error) {
-                attempts += 1
-                usleep(20_000)
-            }
-        }
-    }
-
-    private static func isTextFileBusy(_ error: Error) -> Bool {
-        let error = error as NSError
-        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
-        return (error.domain == NSPOSIXErrorDomain && error.code == Int(ETXTBSY))
-            || (underlying?.domain == NSPOSIXErrorDomain && underlying?.code == Int(ETXTBSY))
+        process = try Process.launch(executable, arguments, environment: environment, stdout: stdoutURL, stderr: stderrURL,
+                                     stdin: FileHandle.nullDevice)
     }
 
     var stdout: String { (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? "" }
@@ -126,16 +100,10 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
     let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
     _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.environment = environment
-    process.standardOutput = try FileHandle(forWritingTo: outURL)
-    process.standardError = try FileHandle(forWritingTo: errURL)
     let inPipe = Pipe()
-    process.standardInput = input == nil ? FileHandle.nullDevice : inPipe
     SecretScan.collectCommandLine(executable: executable, arguments: arguments)
-    try process.run()
+    let process = try Process.launch(executable, arguments, environment: environment, stdout: outURL, stderr: errURL,
+                                     stdin: input == nil ? FileHandle.nullDevice : inPipe)
     if let input {
         inPipe.fileHandleForWriting.write(Data(input.utf8))
         try? inPipe.fileHandleForWriting.close()
@@ -154,6 +122,38 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
 }
 
 extension Process {
+    /// Starts `executable` with its output appended to the two files. An executable a test has
+    /// just written (a copied lookalike) can be refused with ETXTBSY for a moment: a child another
+    /// test forked meanwhile holds the copy's write descriptor until it execs. A fresh Process
+    /// then tries again, for up to two seconds.
+    static func launch(_ executable: String, _ arguments: [String], environment: [String: String], stdout: URL, stderr: URL,
+                       stdin: Any) throws -> Process {
+        var attempts = 0
+        while true {
+            let candidate = Process()
+            candidate.executableURL = URL(fileURLWithPath: executable)
+            candidate.arguments = arguments
+            candidate.environment = environment
+            candidate.standardOutput = try FileHandle(forWritingTo: stdout)
+            candidate.standardError = try FileHandle(forWritingTo: stderr)
+            candidate.standardInput = stdin
+            do {
+                try candidate.run()
+                return candidate
+            } catch where attempts < 100 && isTextFileBusy(error) {
+                attempts += 1
+                usleep(20_000)
+            }
+        }
+    }
+
+    private static func isTextFileBusy(_ error: Error) -> Bool {
+        let error = error as NSError
+        let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        return (error.domain == NSPOSIXErrorDomain && error.code == Int(ETXTBSY))
+            || (underlying?.domain == NSPOSIXErrorDomain && underlying?.code == Int(ETXTBSY))
+    }
+
     /// Whether the process has ended, as the kernel says: gone, or a zombie Foundation has not
     /// reaped yet. `isRunning` turns false only once Foundation's SIGCHLD handler has run on a
     /// Dispatch queue, and on Linux those queues share threads with the cooperative pool: with

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createConnection } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -149,7 +150,6 @@ async function countingServer(asUid) {
   // One connection of our own, sending nothing: the client under test never connects, so this
   // is the only one the server counts.
   const probe = async () => {
-    const { createConnection } = await import('node:net');
     await new Promise((resolve, reject) => {
       const socket = createConnection({ path: socketPath }, () => { socket.end(); resolve(); });
       socket.on('error', reject);
