@@ -23,11 +23,7 @@ import Testing
                 data += chunk
             print(data.decode().strip())
             """, socket, line]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        return String(decoding: data, as: UTF8.self)
+        return try process.runCollectingOutput().stdout
     }
 
     private static let status = #"{"jsonrpc":"2.0","id":1,"method":"session.status"}"#

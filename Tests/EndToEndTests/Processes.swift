@@ -100,14 +100,18 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
     let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
     _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    let inPipe = Pipe()
-    SecretScan.collectCommandLine(executable: executable, arguments: arguments)
-    let process = try Process.launch(executable, arguments, environment: environment, stdout: outURL, stderr: errURL,
-                                     stdin: input == nil ? FileHandle.nullDevice : inPipe)
+    // The input comes from a file, not a pipe: Foundation makes pipes without close-on-exec, and
+    // a spawn closes in the child only the descriptors open when it began. A long-lived child
+    // another test spawned at that moment kept the write end, and curl waited 60 s for the end of
+    // its input on a loaded run (see `Process.runCollectingOutput`).
+    var stdin: Any = FileHandle.nullDevice
     if let input {
-        inPipe.fileHandleForWriting.write(Data(input.utf8))
-        try? inPipe.fileHandleForWriting.close()
+        let inURL = directory.appendingPathComponent("in")
+        try Data(input.utf8).write(to: inURL)
+        stdin = try FileHandle(forReadingFrom: inURL)
     }
+    SecretScan.collectCommandLine(executable: executable, arguments: arguments)
+    let process = try Process.launch(executable, arguments, environment: environment, stdout: outURL, stderr: errURL, stdin: stdin)
     let deadline = Date().addingTimeInterval(timeout)
     while !process.hasEnded, Date() < deadline { usleep(10_000) }
     if !process.hasEnded {

@@ -56,12 +56,8 @@ struct LibsecretStoreTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
         process.arguments = ["search", "--all", "xdg:schema", "dev.authd.Session", "profile", profile]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = try process.runCollectingOutput()
+        let text = output.stdout + output.stderr
         #expect(text.contains("label = authd session (\(profile))"))
         #expect(text.contains("attribute.profile = \(profile)"))
         try await store.delete(profile: profile)

@@ -87,11 +87,7 @@ import Glibc
             process.executableURL = URL(fileURLWithPath: tools.unshare)
             process.arguments = ["--mount", "--propagation", "private", "/bin/sh", "-c", Self.journalScript, "sh", lines.path, tag, entries.path, "last line"]
             process.environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "JOURNALD": tools.journald, "CAT": tools.cat, "JOURNALCTL": tools.journalctl]
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            process.waitUntilExit()
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = try process.runCollectingOutput().stderr
             let journald = (try? String(contentsOf: URL(fileURLWithPath: entries.path + ".journald"), encoding: .utf8)) ?? ""
             #expect(process.terminationStatus == 0, "\(stderr) journald: \(journald)")
 
