@@ -147,6 +147,7 @@ extension DevAuthAPI {
     /// `POST /admin/dev/settings {"mailer_autoconfirm": false}`: switches email confirmation.
     func changeSettings(_ body: [String: Any]) -> DevResponse {
         if let autoconfirm = body["mailer_autoconfirm"] as? Bool { state.withLock { $0.mailerAutoconfirm = autoconfirm } }
+        if let captcha = body["captcha_token"] as? String { state.withLock { $0.captchaToken = captcha.isEmpty ? nil : captcha } }
         return DevResponse(status: 204)
     }
 

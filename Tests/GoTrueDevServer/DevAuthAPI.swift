@@ -22,6 +22,7 @@ public final class DevAuthAPI: Sendable {
         self.issuer = options.externalURL + "/auth/v1"
         var store = DevStore()
         store.mailerAutoconfirm = options.mailerAutoconfirm
+        store.captchaToken = options.captchaToken
         self.state = Mutex(store)
     }
 
@@ -40,6 +41,7 @@ public final class DevAuthAPI: Sendable {
         if let anonKey = options.anonKey, !openRoute, request.headers["apikey"] != anonKey {
             return .json(401, ["message": "Invalid API key", "hint": "Double check your Supabase `anon` or `service_role` API key."])
         }
+        if let refusal = captchaRefusal(request, path: path) { return refusal }
         switch (request.method, path) {
         case ("GET", "/health"):
             return .json(200, ["version": "v2.180.0-authd-dev", "name": "GoTrue",
@@ -109,6 +111,32 @@ public final class DevAuthAPI: Sendable {
             }
             return DevError.response(404, "not_found", "Not found", request: request)
         }
+    }
+
+    /// GoTrue's CAPTCHA check, for a project that has one: before the handler, on sign-up,
+    /// `/otp`, `/magiclink`, `/recover`, `/resend` and `/token` with any grant but the exempt
+    /// `refresh_token`, `pkce` and `id_token`. A missing token and a refused one are both 400
+    /// `captcha_failed`, with GoTrue's texts.
+    private func captchaRefusal(_ request: DevRequest, path: String) -> DevResponse? {
+        guard request.method == "POST", let accepted = state.withLock({ $0.captchaToken }) else { return nil }
+        switch path {
+        case "/signup", "/otp", "/magiclink", "/recover", "/resend": break
+        case "/token" where !["refresh_token", "pkce", "id_token"].contains(request.query["grant_type"] ?? ""): break
+        default: return nil
+        }
+        // A body that is not JSON is left to the handler, whose `bad_json` GoTrue's check gives too.
+        guard let body = request.body.isEmpty ? [:] : (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
+            return nil
+        }
+        let security = body["gotrue_meta_security"] as? [String: Any]
+        let token = (security?["captcha_token"] as? String)?.trimmingCharacters(in: .whitespaces) ?? ""
+        if token.isEmpty {
+            return DevError.response(400, "captcha_failed", "captcha protection: request disallowed (no captcha_token found)", request: request)
+        }
+        guard token == accepted else {
+            return DevError.response(400, "captcha_failed", "captcha protection: request disallowed (invalid-input-response)", request: request)
+        }
+        return nil
     }
 
     // MARK: Endpoints

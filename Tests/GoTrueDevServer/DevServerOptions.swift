@@ -19,6 +19,11 @@ public struct DevServerOptions: Sendable {
     /// sign-up answers a bare user and a confirmation code goes to the outbox. Changeable at run
     /// time through `POST /admin/dev/settings`.
     public var mailerAutoconfirm = true
+    /// When set, the project protects what GoTrue's CAPTCHA protects (sign-up, `/otp`,
+    /// `/recover`, the password grant): `gotrue_meta_security.captcha_token` must be this value,
+    /// the one token this server's stand-in CAPTCHA provider accepts. Changeable at run time
+    /// through `POST /admin/dev/settings` (`"captcha_token"`; an empty string turns it off).
+    public var captchaToken: String?
     /// How long one-time codes stay valid, in seconds (GoTrue's `MAILER_OTP_EXP`, default 3600).
     public var otpLifetime: TimeInterval = 3600
     /// The client IDs accepted as the `aud` of ID tokens (a provider's "Client IDs" setting).

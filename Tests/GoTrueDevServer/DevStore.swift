@@ -92,6 +92,8 @@ struct DevStore: Sendable {
     var provider = DevProviderBehaviour()
     /// `MAILER_AUTOCONFIRM`, changeable at run time.
     var mailerAutoconfirm = true
+    /// The CAPTCHA token the project accepts; nil when it has no CAPTCHA (`DevServerOptions.captchaToken`).
+    var captchaToken: String?
 
     func user(phone: String) -> DevUser? {
         users.values.first { !$0.phone.isEmpty && $0.phone == Self.normalizedPhone(phone) }

@@ -41,6 +41,10 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("id-token-client-id"), help: "A client ID accepted as the audience of ID tokens (repeatable).")
     var idTokenClientIDs: [String] = []
 
+    @Option(name: .customLong("captcha-token"),
+            help: "Protect sign-up, codes, recovery and password sign-in with a CAPTCHA whose one accepted token is this.")
+    var captchaToken: String?
+
     @Option(name: .customLong("outbox"), help: "Also append every email and SMS sent, as a JSON line, to this file.")
     var outbox: String?
 
@@ -60,6 +64,7 @@ struct DevServerCommand: AsyncParsableCommand {
         let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
         if !loopback { throw ValidationError("the development server only binds loopback addresses (127.0.0.1, ::1)") }
         if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if captchaToken?.isEmpty == true { throw ValidationError("--captcha-token must not be empty") }
     }
 
     func run() async throws {
@@ -71,6 +76,7 @@ struct DevServerCommand: AsyncParsableCommand {
         options.otpLifetime = otpLifetime
         if !idTokenClientIDs.isEmpty { options.idTokenClientIDs = idTokenClientIDs }
         options.outboxFile = outbox
+        options.captchaToken = captchaToken
         options.secretsFile = recordSecrets
         let tls = tlsCertificate.map { DevTLSFiles(certificatePath: $0, privateKeyPath: tlsKey ?? "") }
         let scheme = tls == nil ? "http" : "https"

@@ -160,3 +160,41 @@ def test_exchange_code_for_session_after_the_browser_redirect(dev_server, email)
     response = auth.exchange_code_for_session({"auth_code": location.split("code=", 1)[1]})
     assert response.user.email == email
     assert response.session.provider_token
+
+
+def test_a_captcha_protects_sign_up_password_sign_in_and_codes_but_not_refresh_or_id_tokens(dev_server, email):
+    post_admin(dev_server, "/admin/dev/settings", {"captcha_token": "solved-captcha"})
+    auth = client(dev_server)
+    with pytest.raises(AuthApiError) as missing:
+        auth.sign_up({"email": email, "password": PASSWORD})
+    assert (missing.value.status, missing.value.code) == (400, "captcha_failed")
+    assert missing.value.message == "captcha protection: request disallowed (no captcha_token found)"
+    with pytest.raises(AuthApiError) as wrong:
+        auth.sign_up({"email": email, "password": PASSWORD, "options": {"captcha_token": "guessed"}})
+    assert wrong.value.code == "captcha_failed"
+    assert "invalid-input-response" in wrong.value.message
+    session = auth.sign_up({"email": email, "password": PASSWORD, "options": {"captcha_token": "solved-captcha"}}).session
+    assert session is not None
+
+    with pytest.raises(AuthApiError) as password:
+        client(dev_server).sign_in_with_password({"email": email, "password": PASSWORD})
+    assert password.value.code == "captcha_failed"
+    signed_in = client(dev_server).sign_in_with_password(
+        {"email": email, "password": PASSWORD, "options": {"captcha_token": "solved-captcha"}})
+    assert signed_in.user.email == email
+
+    with pytest.raises(AuthApiError) as otp:
+        client(dev_server).sign_in_with_otp({"email": email})
+    assert otp.value.code == "captcha_failed"
+    client(dev_server).sign_in_with_otp({"email": email, "options": {"captcha_token": "solved-captcha"}})
+    code = outbox_code(dev_server, email)
+    # /verify is not behind the CAPTCHA, nor are the refresh and id_token grants.
+    assert client(dev_server).verify_otp({"email": email, "token": code, "type": "email"}).user.email == email
+    assert client(dev_server).refresh_session(signed_in.session.refresh_token).session.refresh_token
+    id_token = post_admin(dev_server, "/admin/dev/id_token", {"provider": "google", "email": email})["id_token"]
+    assert client(dev_server).sign_in_with_id_token({"provider": "google", "token": id_token}).user.email == email
+
+    with pytest.raises(AuthApiError) as recover:
+        client(dev_server).reset_password_for_email(email)
+    assert recover.value.code == "captcha_failed"
+    client(dev_server).reset_password_for_email(email, {"captcha_token": "solved-captcha"})
