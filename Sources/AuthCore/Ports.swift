@@ -38,11 +38,13 @@ extension StoreFailure: LocalizedError {
 /// The Supabase Auth (GoTrue) calls a session owner makes. Implemented over HTTP in `GoTrue`.
 public protocol GoTrueAPI: Sendable {
     /// A session for `credential`: `POST /token` (password, id_token, pkce) or `POST /verify`.
-    func signIn(_ credential: SignInCredential) async throws(ServerFailure) -> SessionGrant
-    /// `POST /signup`.
-    func signUp(_ request: SignUpRequest) async throws(ServerFailure) -> SignUpOutcome
-    /// `POST /otp` or `POST /recover`: the server sends a one-time code.
-    func sendCode(_ request: CodeRequest) async throws(ServerFailure)
+    /// `captchaToken` goes with a password sign-in, the one grant a project's CAPTCHA protects.
+    func signIn(_ credential: SignInCredential, captchaToken: String?) async throws(ServerFailure) -> SessionGrant
+    /// `POST /signup`, with the CAPTCHA token when the project asks for one.
+    func signUp(_ request: SignUpRequest, captchaToken: String?) async throws(ServerFailure) -> SignUpOutcome
+    /// `POST /otp` or `POST /recover`: the server sends a one-time code. With the CAPTCHA token
+    /// when the project asks for one.
+    func sendCode(_ request: CodeRequest, captchaToken: String?) async throws(ServerFailure)
     /// `GET /user` with the access token as Bearer.
     func user(accessToken: String) async throws(ServerFailure) -> UserRecord
     /// `PUT /user` with the access token as Bearer.
@@ -55,6 +57,23 @@ public protocol GoTrueAPI: Sendable {
     func authorizeURL(provider: String, redirectTo: String, codeChallenge: String, scopes: String?) -> URL
     /// `GET /health`: whether the server answers, and its clock from the `Date` header (nil when absent).
     func health() async throws(ServerFailure) -> Date?
+}
+
+extension GoTrueAPI {
+    /// `signIn(_:captchaToken:)` without a CAPTCHA token.
+    public func signIn(_ credential: SignInCredential) async throws(ServerFailure) -> SessionGrant {
+        try await signIn(credential, captchaToken: nil)
+    }
+
+    /// `signUp(_:captchaToken:)` without a CAPTCHA token.
+    public func signUp(_ request: SignUpRequest) async throws(ServerFailure) -> SignUpOutcome {
+        try await signUp(request, captchaToken: nil)
+    }
+
+    /// `sendCode(_:captchaToken:)` without a CAPTCHA token.
+    public func sendCode(_ request: CodeRequest) async throws(ServerFailure) {
+        try await sendCode(request, captchaToken: nil)
+    }
 }
 
 /// Which sessions a sign-out ends on the server.

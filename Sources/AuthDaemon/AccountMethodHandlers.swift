@@ -10,7 +10,7 @@ extension DaemonMethods {
             let address = try contactAddress(email: parameters.email, phone: parameters.phone)
             guard !parameters.password.isEmpty else { throw invalidParams("'password' must not be empty") }
             let request = SignUpRequest(address: address, password: parameters.password, metadata: try encodeMetadata(parameters.data))
-            switch await profile.accounts.signUp(request) {
+            switch await profile.accounts.signUp(request, captchaToken: try captchaToken(parameters.captchaToken)) {
             case .success(.confirmationSent):
                 return .init(status: await profile.session.status(), confirmationSent: true, sentTo: address.value)
             case .success(.signedIn):
@@ -31,7 +31,7 @@ extension DaemonMethods {
                 request = .recovery(email: email)
             default: throw invalidParams("'purpose' must be sign_in or recovery")
             }
-            switch await profile.accounts.sendCode(request) {
+            switch await profile.accounts.sendCode(request, captchaToken: try captchaToken(parameters.captchaToken)) {
             case .success: return .init(sentTo: address.value, channel: address.field == "email" ? "email" : "sms")
             case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
             }
@@ -151,6 +151,17 @@ extension DaemonMethods {
         do { return try JSONDecoder().decode(JSONValue.self, from: record.json) } catch {
             throw .application(.serverError, "the server's user object is not JSON")
         }
+    }
+
+    /// A CAPTCHA token as given, or nil when none was; one that cannot be a provider's token
+    /// (empty, longer than any hCaptcha or Turnstile token, or with other than printable ASCII) is
+    /// refused here rather than sent.
+    static func captchaToken(_ token: String?) throws(RPCErrorObject) -> String? {
+        guard let token else { return nil }
+        guard !token.isEmpty, token.utf8.count <= 8192, token.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
+            throw invalidParams("'captcha_token' must be the token a solved CAPTCHA gave (printable ASCII, at most 8192 bytes)")
+        }
+        return token
     }
 
     private static func isProviderName(_ name: String) -> Bool {

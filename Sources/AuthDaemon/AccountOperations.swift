@@ -26,10 +26,12 @@ public struct AccountOperations: Sendable {
     /// Signs in with `credential`; returns once the new session is in the keyring (or in memory,
     /// if the keyring refused it). Subscribers are told `event` (`SIGNED_IN`, or
     /// `PASSWORD_RECOVERY` for a recovery code). A refused sign-in leaves the current session alone.
-    public func signIn(_ credential: SignInCredential, announcing event: SessionEvent = .signedIn) async -> Result<Void, SignInFailure> {
+    /// `captchaToken` is passed on for a project that protects password sign-in with a CAPTCHA.
+    public func signIn(_ credential: SignInCredential, captchaToken: String? = nil,
+                       announcing event: SessionEvent = .signedIn) async -> Result<Void, SignInFailure> {
         let grant: SessionGrant
         do {
-            grant = try await api.signIn(credential)
+            grant = try await api.signIn(credential, captchaToken: captchaToken)
         } catch {
             logger.info("sign-in refused", metadata: ["sign_in.method": "\(credential)", "error": "\(error.localizedDescription)"])
             return .failure(.server(error))
@@ -39,9 +41,9 @@ public struct AccountOperations: Sendable {
 
     /// Creates an account. When the project confirms automatically the new session is adopted
     /// as by a sign-in; otherwise nothing changes here until the emailed code is verified.
-    public func signUp(_ request: SignUpRequest) async -> Result<SignUpOutcome, SignInFailure> {
+    public func signUp(_ request: SignUpRequest, captchaToken: String? = nil) async -> Result<SignUpOutcome, SignInFailure> {
         let outcome: SignUpOutcome
-        do { outcome = try await api.signUp(request) } catch {
+        do { outcome = try await api.signUp(request, captchaToken: captchaToken) } catch {
             logger.info("sign-up refused", metadata: ["error": "\(error.localizedDescription)"])
             return .failure(.server(error))
         }
@@ -53,9 +55,9 @@ public struct AccountOperations: Sendable {
     }
 
     /// Asks the server to send a one-time code. Holds no state: the code comes back through `signIn`.
-    public func sendCode(_ request: CodeRequest) async -> Result<Void, ServerFailure> {
+    public func sendCode(_ request: CodeRequest, captchaToken: String? = nil) async -> Result<Void, ServerFailure> {
         do {
-            try await api.sendCode(request)
+            try await api.sendCode(request, captchaToken: captchaToken)
             return .success(())
         } catch {
             return .failure(error)

@@ -5,7 +5,7 @@ import Foundation
 
 /// The handlers of every method in `Methods`.
 enum DaemonMethods {
-    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user"]
+    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha"]
 
     /// The answer to `session.token` for `token` at `now`.
     static func tokenResult(_ token: IssuedToken, now: Date) -> Methods.Token.Result {
@@ -55,7 +55,8 @@ enum DaemonMethods {
             guard !parameters.email.isEmpty, !parameters.password.isEmpty else {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'email' and 'password' must not be empty")
             }
-            switch await profile.accounts.signIn(.password(.email(parameters.email), password: parameters.password)) {
+            let captcha = try captchaToken(parameters.captchaToken)
+            switch await profile.accounts.signIn(.password(.email(parameters.email), password: parameters.password), captchaToken: captcha) {
             case .success: return await profile.session.status()
             case .failure(let failure): throw SignInErrorText.error(failure, method: .password)
             }

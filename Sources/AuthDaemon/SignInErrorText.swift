@@ -65,6 +65,8 @@ enum SignInErrorText {
             return .application(.serverError, failure.localizedDescription)
         }
         switch (method, code) {
+        case (_, "captcha_failed"):
+            return captchaError(message: message)
         case (.password, "invalid_credentials"), (.password, "invalid_grant"):
             return .application(.invalidCredentials, "wrong email or password")
         case (_, "email_not_confirmed"):
@@ -90,6 +92,17 @@ enum SignInErrorText {
         default:
             return .application(.signInRejected, "sign-in refused: \(message)\(code.map { " (\($0))" } ?? "") [HTTP \(status)]")
         }
+    }
+
+    /// GoTrue's `captcha_failed`: no token came with the request ("no captcha_token found"), or
+    /// the CAPTCHA provider refused the one that did (its error codes in parentheses). Either way
+    /// the way out is a fresh token, or a sign-in the CAPTCHA does not cover.
+    private static func captchaError(message: String) -> RPCErrorObject {
+        let browser = "or sign in through the browser ('authctl login --provider NAME'), which the CAPTCHA does not cover"
+        if message.contains("no captcha_token") {
+            return .application(.captchaRequired, "this project protects sign-in with a CAPTCHA: solve it on the project's sign-in page and pass its token with --captcha-token TOKEN (captcha_token in the API), \(browser)")
+        }
+        return .application(.captchaRequired, "the CAPTCHA token was refused (\(message.prefix(200))): a token works once and only for minutes, so solve the CAPTCHA again and pass the new one at once, \(browser)")
     }
 
     /// GoTrue's `id_token` grant answers in the OAuth style (`error` / `error_description`);

@@ -18,14 +18,19 @@ extension Methods {
             public var password: String
             /// Initial `user_metadata`.
             public var data: [String: JSONValue]?
+            /// The token of a solved CAPTCHA, for a project that protects sign-up with one.
+            public var captchaToken: String?
             /// Creates sign-up parameters.
-            public init(profile: String? = nil, email: String? = nil, phone: String? = nil, password: String, data: [String: JSONValue]? = nil) {
+            public init(profile: String? = nil, email: String? = nil, phone: String? = nil, password: String, data: [String: JSONValue]? = nil,
+                        captchaToken: String? = nil) {
                 self.profile = profile
                 self.email = email
                 self.phone = phone
                 self.password = password
                 self.data = data
+                self.captchaToken = captchaToken
             }
+            enum CodingKeys: String, CodingKey { case profile, email, phone, password, data, captchaToken = "captcha_token" }
         }
         /// The outcome.
         public struct Result: Codable, Sendable, Equatable {
@@ -61,15 +66,19 @@ extension Methods {
             public var purpose: String?
             /// For `sign_in`: create the account when the address is unknown (default false).
             public var createUser: Bool?
+            /// The token of a solved CAPTCHA, for a project that protects sending codes with one.
+            public var captchaToken: String?
             /// Creates parameters.
-            public init(profile: String? = nil, email: String? = nil, phone: String? = nil, purpose: String? = nil, createUser: Bool? = nil) {
+            public init(profile: String? = nil, email: String? = nil, phone: String? = nil, purpose: String? = nil, createUser: Bool? = nil,
+                        captchaToken: String? = nil) {
                 self.profile = profile
                 self.email = email
                 self.phone = phone
                 self.purpose = purpose
                 self.createUser = createUser
+                self.captchaToken = captchaToken
             }
-            enum CodingKeys: String, CodingKey { case profile, email, phone, purpose, createUser = "create_user" }
+            enum CodingKeys: String, CodingKey { case profile, email, phone, purpose, createUser = "create_user", captchaToken = "captcha_token" }
         }
         /// Where the code went.
         public struct Result: Codable, Sendable, Equatable {

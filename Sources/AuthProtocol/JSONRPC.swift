@@ -90,6 +90,9 @@ public enum ErrorReason: String, Sendable, Codable, CaseIterable {
     case invalidCredentials = "invalid_credentials"
     /// The server refused a sign-in for another reason (the message says which).
     case signInRejected = "sign_in_rejected"
+    /// The project protects this call with a CAPTCHA and no token, or a refused one, came with
+    /// it: pass `captcha_token`, or sign in through the browser, which the CAPTCHA does not cover.
+    case captchaRequired = "captcha_required"
     /// The keyring could not be used.
     case keyringUnavailable = "keyring_unavailable"
     /// The requested minimum validity exceeds the token lifetime.

@@ -91,12 +91,16 @@ public enum Methods {
             public var email: String
             /// The password. Never logged, never echoed back.
             public var password: String
+            /// The token of a solved CAPTCHA, for a project that protects password sign-in with one.
+            public var captchaToken: String?
             /// Creates sign-in parameters.
-            public init(profile: String? = nil, email: String, password: String) {
+            public init(profile: String? = nil, email: String, password: String, captchaToken: String? = nil) {
                 self.profile = profile
                 self.email = email
                 self.password = password
+                self.captchaToken = captchaToken
             }
+            enum CodingKeys: String, CodingKey { case profile, email, password, captchaToken = "captcha_token" }
         }
         public typealias Result = SessionStatus
     }

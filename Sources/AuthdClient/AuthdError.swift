@@ -39,7 +39,7 @@ public enum AuthdError: Error, Sendable, Equatable {
         case .accessDenied, .appDenied: self = .accessDenied(error.message)
         case .keyringUnavailable: self = .keyringUnavailable(error.message)
         case .unknownProfile: self = .unknownProfile(error.message)
-        case .invalidCredentials, .signInRejected, .codeRejected, .idTokenRejected: self = .signInRefused(error.message)
+        case .invalidCredentials, .signInRejected, .captchaRequired, .codeRejected, .idTokenRejected: self = .signInRefused(error.message)
         case .oauthFailed, .flowExpired: self = .browserSignInFailed(error.message)
         // The daemon closed this connection (too many clients, idle, or output left unread): as
         // for any closed connection, a caller that reuses connections opens a new one and retries.

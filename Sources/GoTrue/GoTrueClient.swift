@@ -47,11 +47,13 @@ public struct GoTrueClient: GoTrueAPI {
         self.client = SharedHTTPClients.client(for: proxy, trust: trust)
     }
 
-    /// `POST /token` (password, id_token, pkce) or `POST /verify` (one-time code).
-    public func signIn(_ credential: SignInCredential) async throws(ServerFailure) -> SessionGrant {
+    /// `POST /token` (password, id_token, pkce) or `POST /verify` (one-time code). The CAPTCHA
+    /// token goes with the password grant only: GoTrue checks no other (id_token and pkce are
+    /// exempt, `/verify` is not protected).
+    public func signIn(_ credential: SignInCredential, captchaToken: String?) async throws(ServerFailure) -> SessionGrant {
         switch credential {
         case .password(let address, let password):
-            let body = try encode([address.field: address.value, "password": password])
+            let body = try encode(Self.adding(captchaToken, to: [address.field: address.value, "password": password]))
             return try decodeGrant(try await send("POST", "token", query: "grant_type=password", body: body))
         case .oneTimeCode(let address, let code, let type):
             let body = try encode([address.field: address.value, "token": code, "type": type.rawValue])
@@ -68,10 +70,10 @@ public struct GoTrueClient: GoTrueAPI {
     }
 
     /// `POST /signup`: a session when the project confirms automatically, else the bare user.
-    public func signUp(_ request: SignUpRequest) async throws(ServerFailure) -> SignUpOutcome {
+    public func signUp(_ request: SignUpRequest, captchaToken: String?) async throws(ServerFailure) -> SignUpOutcome {
         var fields: [String: Any] = [request.address.field: request.address.value, "password": request.password]
         if let metadata = request.metadata { fields["data"] = try jsonObject(metadata) }
-        let data = try await send("POST", "signup", query: nil, body: try encode(fields))
+        let data = try await send("POST", "signup", query: nil, body: try encode(Self.adding(captchaToken, to: fields)))
         if let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], object["access_token"] != nil {
             return .signedIn(try decodeGrant(data))
         }
@@ -79,13 +81,23 @@ public struct GoTrueClient: GoTrueAPI {
     }
 
     /// `POST /otp` (sign-in code, creating the user when asked) or `POST /recover`.
-    public func sendCode(_ request: CodeRequest) async throws(ServerFailure) {
+    public func sendCode(_ request: CodeRequest, captchaToken: String?) async throws(ServerFailure) {
         switch request {
         case .signIn(let address, let createUser):
-            _ = try await send("POST", "otp", query: nil, body: try encode([address.field: address.value, "create_user": createUser]))
+            let fields: [String: Any] = [address.field: address.value, "create_user": createUser]
+            _ = try await send("POST", "otp", query: nil, body: try encode(Self.adding(captchaToken, to: fields)))
         case .recovery(let email):
-            _ = try await send("POST", "recover", query: nil, body: try encode(["email": email]))
+            _ = try await send("POST", "recover", query: nil, body: try encode(Self.adding(captchaToken, to: ["email": email])))
         }
+    }
+
+    /// `fields` with `gotrue_meta_security.captcha_token`, where GoTrue's CAPTCHA check reads it,
+    /// when there is a token; unchanged otherwise.
+    static func adding(_ captchaToken: String?, to fields: [String: Any]) -> [String: Any] {
+        guard let captchaToken else { return fields }
+        var fields = fields
+        fields["gotrue_meta_security"] = ["captcha_token": captchaToken]
+        return fields
     }
 
     /// `GET /user`.

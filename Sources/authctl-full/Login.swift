@@ -72,6 +72,10 @@ struct Login: ParsableCommand {
     @Option(help: "With --provider: seconds to wait for the browser.")
     var timeout: Int = 300
 
+    @Option(name: .customLong("captcha-token"),
+            help: "For a project that protects sign-in with a CAPTCHA: the token of one solved on its sign-in page (password and --otp sign-in).")
+    var captchaToken: String?
+
     @Flag(help: "Print the resulting status as one JSON object.")
     var json = false
 
@@ -90,6 +94,9 @@ struct Login: ParsableCommand {
             throw ValidationError("only one of --id-token-file and --access-token-file can be '-' (standard input)")
         }
         if provider != nil, email != nil || phone != nil || otp { throw ValidationError("--provider cannot be combined with --email, --phone or --otp") }
+        if provider != nil, captchaToken != nil {
+            throw ValidationError("--captcha-token is for password and --otp sign-in: a --provider sign-in needs no CAPTCHA")
+        }
         if idTokenFile != nil, noBrowser || redirectURL != nil { throw ValidationError("--id-token-file signs in without a browser") }
         if !otp, createUser || sendOnly || codeStdin { throw ValidationError("--create-user, --send-only and --code-stdin need --otp") }
         if provider == nil, (email == nil) == (phone == nil) || (phone != nil && !otp) {
@@ -112,7 +119,8 @@ struct Login: ParsableCommand {
                                            redirectURL: redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(timeout)).run()
             } else if otp {
                 let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, phone: phone,
-                                                                            purpose: "sign_in", createUser: createUser), timeout: 60)
+                                                                            purpose: "sign_in", createUser: createUser, captchaToken: captchaToken),
+                                               timeout: 60)
                 let flag = email != nil ? "--email" : "--phone"
                 let channel = sent.channel.escapedForTerminal, sentTo = sent.sentTo.escapedForTerminal
                 if sendOnly {
@@ -130,7 +138,7 @@ struct Login: ParsableCommand {
                     : SecretReader.fromTerminal(prompt: "Password for \(email): ", echo: false, otherwise: "pass it on standard input with --password-stdin")
                 guard !password.isEmpty else { throw Failure("the password is empty", .signInRefused) }
                 status = try connection.call(Methods.SignInWithPassword.self,
-                                             .init(profile: global.profile, email: email, password: password), timeout: 60)
+                                             .init(profile: global.profile, email: email, password: password, captchaToken: captchaToken), timeout: 60)
             }
             try reportSignedIn(status, json: json)
         }

@@ -25,10 +25,15 @@ struct ResetPassword: ParsableCommand {
     @Flag(name: .customLong("send-only"), help: "Only send the recovery code.")
     var sendOnly = false
 
+    @Option(name: .customLong("captcha-token"),
+            help: "For a project that protects password recovery with a CAPTCHA: the token of one solved on its page.")
+    var captchaToken: String?
+
     func run() throws {
         try runReporting {
             let connection = try global.connect()
-            let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, purpose: "recovery"), timeout: 60)
+            let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, purpose: "recovery",
+                                                                        captchaToken: captchaToken), timeout: 60)
             note("If \(sent.sentTo.escapedForTerminal) has an account, a recovery code was sent to it.")
             if sendOnly { return }
             let code = try readStandardInput ? SecretReader.fromStandardInput(what: "code")

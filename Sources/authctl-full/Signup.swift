@@ -23,6 +23,10 @@ struct Signup: ParsableCommand {
     @Option(name: .customLong("data"), help: "A user_metadata entry, KEY=VALUE (repeatable).")
     var data: [String] = []
 
+    @Option(name: .customLong("captcha-token"),
+            help: "For a project that protects sign-up with a CAPTCHA: the token of one solved on its sign-up page.")
+    var captchaToken: String?
+
     @Flag(help: "Print the outcome as one JSON object.")
     var json = false
 
@@ -38,7 +42,8 @@ struct Signup: ParsableCommand {
             guard !password.isEmpty else { throw Failure("the password is empty", .signInRefused) }
             let connection = try global.connect()
             let result = try connection.call(Methods.SignUp.self, .init(profile: global.profile, email: email, phone: phone,
-                                                                        password: password, data: try UserData.parse(data)), timeout: 60)
+                                                                        password: password, data: try UserData.parse(data),
+                                                                        captchaToken: captchaToken), timeout: 60)
             if json { try printJSON(result) }
             if result.confirmationSent {
                 let flag = email != nil ? "--email" : "--phone"

@@ -32,6 +32,29 @@ import Testing
         #expect(SignInErrorText.error(http(400, "invalid_credentials", "Invalid login credentials"), method: .password).message == "wrong email or password")
     }
 
+    /// The message of the golden `error-captcha-required` fixture.
+    static let documentedCaptchaMessage: String = {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("AuthProtocolTests/Fixtures/error-captcha-required.json")
+        let object = (try? JSONSerialization.jsonObject(with: Data(contentsOf: url))) as? [String: Any]
+        return (object?["error"] as? [String: Any])?["message"] as? String ?? "fixture missing"
+    }()
+
+    @Test func aCaptchaRefusalSaysHowToGetATokenAndOffersTheBrowser() {
+        #expect(Self.documentedCaptchaMessage.contains("--captcha-token TOKEN") && Self.documentedCaptchaMessage.contains("authctl login --provider NAME"))
+        for method in [SignInErrorText.Method.password, .signUp, .code] {
+            let missing = SignInErrorText.error(http(400, "captcha_failed", "captcha protection: request disallowed (no captcha_token found)"), method: method)
+            #expect(missing.data?.reason == ErrorReason.captchaRequired.rawValue)
+            #expect(missing.message == Self.documentedCaptchaMessage, "the protocol's fixture (and authd-protocol(7)) show another text")
+            let refused = SignInErrorText.error(http(400, "captcha_failed", "captcha protection: request disallowed (invalid-input-response)"), method: method)
+            #expect(refused.data?.reason == ErrorReason.captchaRequired.rawValue)
+            #expect(refused.message.contains("was refused (captcha protection: request disallowed (invalid-input-response))")
+                    && refused.message.contains("solve the CAPTCHA again"), "\(refused.message)")
+        }
+        // The verification itself failing at GoTrue is a server error, retried like any other.
+        #expect(SignInErrorText.error(http(500, "unexpected_failure", "captcha verification process failed"), method: .password).data?.reason == "server_error")
+    }
+
     @Test func transientFailuresReadTheSameForEveryMethod() {
         for method in [SignInErrorText.Method.password, .signUp, .code, .idToken, .browser] {
             #expect(SignInErrorText.error(.unreachable(url: "https://x.supabase.co/auth/v1", detail: "timed out"), method: method).data?.reason == "offline")

@@ -157,6 +157,17 @@ struct FixtureMissing: Error { let name: String }
         #expect(try JSONDecoder().decode(RPCResponse<R>.self, from: try WireFormatTests.fixture(fixture)).result == result)
     }
 
+    @Test func aCaptchaTokenAndTheRefusalThatAsksForOne() throws {
+        try pin(request: Methods.SignInWithPassword.name,
+                Methods.SignInWithPassword.Parameters(email: "a@example.com", password: "hunter22", captchaToken: "10000000-aaaa-bbbb-cccc-000000000001"),
+                id: 2, "request-sign-in-with-captcha")
+        let fixture = try WireFormatTests.fixture("error-captcha-required")
+        let decoded = try JSONDecoder().decode(RPCResponse<SessionStatus>.self, from: fixture)
+        let error = try #require(decoded.error)
+        #expect(error.reason == .captchaRequired && error.code == RPCErrorObject.applicationErrorCode)
+        #expect(WireFormatTests.line(RPCCodec.encodeError(error, id: .number(2))) == fixture)
+    }
+
     @Test func everyAccountMethodBothWays() throws {
         try pin(request: Methods.SignUp.name, Methods.SignUp.Parameters(email: "a@example.com", password: "hunter22", data: ["name": .string("Ada")]),
                 id: 20, "request-sign-up")

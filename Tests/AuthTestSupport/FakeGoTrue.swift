@@ -46,7 +46,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
 
     /// Accepts `a@example.com` with the configured password, the one-time code `123456`, the ID
     /// token `good-id-token` and any authorization code with the verifier `good-verifier`.
-    public func signIn(_ credential: SignInCredential) async throws(ServerFailure) -> SessionGrant {
+    public func signIn(_ credential: SignInCredential, captchaToken: String?) async throws(ServerFailure) -> SessionGrant {
         let accepted: Bool
         switch credential {
         case .password(let address, let password):
@@ -62,10 +62,10 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
     }
 
     /// Signs up and in at once (an auto-confirming project).
-    public func signUp(_ request: SignUpRequest) async throws(ServerFailure) -> SignUpOutcome { .signedIn(grant()) }
+    public func signUp(_ request: SignUpRequest, captchaToken: String?) async throws(ServerFailure) -> SignUpOutcome { .signedIn(grant()) }
 
     /// Records the request.
-    public func sendCode(_ request: CodeRequest) async throws(ServerFailure) {
+    public func sendCode(_ request: CodeRequest, captchaToken: String?) async throws(ServerFailure) {
         state.withLock { $0.codesSent.append(request) }
     }
 

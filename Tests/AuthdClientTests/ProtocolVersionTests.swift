@@ -49,7 +49,7 @@ import Glibc
         ("rate_limited", .offline("m")), ("access_denied", .accessDenied("m")), ("keyring_unavailable", .keyringUnavailable("m")),
         ("unknown_profile", .unknownProfile("m")), ("min_validity_too_long", .rejected(reason: "min_validity_too_long", message: "m")),
         ("from_the_future", .rejected(reason: "from_the_future", message: "m")),
-        ("invalid_credentials", .signInRefused("m")), ("code_rejected", .signInRefused("m")),
+        ("invalid_credentials", .signInRefused("m")), ("code_rejected", .signInRefused("m")), ("captcha_required", .signInRefused("m")),
         ("flow_expired", .browserSignInFailed("m")),
         // About this request only: the connection is fine (a notice without an id closes it).
         ("busy", .rejected(reason: "busy", message: "m")),

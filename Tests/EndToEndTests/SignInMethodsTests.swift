@@ -107,6 +107,61 @@ struct SignInMethodsTests {
         }
     }
 
+    /// A project with its CAPTCHA on: sign-up, password sign-in, codes and recovery are refused
+    /// with a message that says how to get through, until a solved CAPTCHA's token comes with
+    /// them; the refresh grant is exempt, so the session lives on without one.
+    @Test func aProjectWithACaptchaNeedsItsTokenToSignInButNotToRefresh() async throws {
+        try await offPool {
+            let stack = try Stack(name: "captcha")
+            defer { stack.tearDown() }
+            try stack.startDevServer(lifetime: 3600, extra: ["--captcha-token", "solved-captcha"])
+            try stack.startDaemon()
+            let email = "captcha-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+            let password = "captcha-pw-\(UUID().uuidString)"
+
+            let bare = try stack.authctl(["signup", "--email", email, "--password-stdin"], input: password + "\n")
+            #expect(bare.status == 5)
+            #expect(bare.stderr.contains("protects sign-in with a CAPTCHA") && bare.stderr.contains("--captcha-token TOKEN")
+                    && bare.stderr.contains("authctl login --provider NAME"), "\(bare.stderr)")
+            let guessed = try stack.authctl(["signup", "--email", email, "--password-stdin", "--captcha-token", "guessed"], input: password + "\n")
+            #expect(guessed.status == 5)
+            #expect(guessed.stderr.contains("the CAPTCHA token was refused") && guessed.stderr.contains("invalid-input-response"), "\(guessed.stderr)")
+            #expect(try stack.statusJSON()["state"] as? String == "signed_out", "a refused sign-up stored nothing")
+            let created = try stack.authctl(["signup", "--email", email, "--password-stdin", "--captcha-token", "solved-captcha"], input: password + "\n")
+            #expect(created.status == 0, "\(created.stderr)")
+
+            #expect(try stack.authctl(["logout"]).status == 0)
+            let login = try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n")
+            #expect(login.status == 5 && login.stderr.contains("--captcha-token"), "\(login.stderr)")
+            let json = try stack.authctl(["login", "--email", email, "--password-stdin", "--captcha-token", "solved-captcha", "--json"],
+                                         input: password + "\n")
+            #expect(json.status == 0, "\(json.stderr)")
+            #expect(json.stdout.contains(#""state":"signed_in""#))
+
+            // The refresh grant needs no CAPTCHA: a token that must outlive the current one (a
+            // second old by now) is refreshed.
+            let grants = try stack.refreshGrants()
+            Thread.sleep(forTimeInterval: 1.2)
+            let fresh = try stack.authctl(["token", "--min-valid", "3599"])
+            #expect(fresh.status == 0, "\(fresh.stderr)")
+            #expect(try stack.refreshGrants() == grants + 1)
+
+            #expect(try stack.authctl(["login", "--otp", "--email", email, "--send-only"]).status == 5)
+            let code = try stack.authctl(["login", "--otp", "--email", email, "--send-only", "--captcha-token", "solved-captcha"])
+            #expect(code.status == 0, "\(code.stderr)")
+            #expect(try stack.authctl(["reset-password", "--email", email, "--send-only"]).status == 5)
+            #expect(try stack.authctl(["reset-password", "--email", email, "--send-only", "--captcha-token", "solved-captcha"]).status == 0)
+
+            // Tokens no provider makes are refused before anything is sent; a browser sign-in needs none.
+            let spaced = try stack.authctl(["login", "--email", email, "--password-stdin", "--captcha-token", "two words"], input: password + "\n")
+            #expect(spaced.status == 1 && spaced.stderr.contains("'captcha_token' must be the token a solved CAPTCHA gave"), "\(spaced.stderr)")
+            let browser = try stack.authctl(["login", "--provider", "github", "--captcha-token", "solved-captcha"])
+            #expect(browser.status == 64 && browser.stderr.contains("needs no CAPTCHA"), "\(browser.stderr)")
+            #expect(try stack.statusJSON()["state"] as? String == "signed_in", "refused attempts left the session alone")
+            try stack.expectNoSecretPrinted([password], besides: [])
+        }
+    }
+
     @Test func passwordRecoveryThenANewPassword() async throws {
         try await Stack.running("recovery", lifetime: 3600) { stack in
             let email = "lost-\(UUID().uuidString.prefix(6).lowercased())@example.com"

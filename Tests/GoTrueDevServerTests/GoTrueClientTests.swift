@@ -30,6 +30,35 @@ import Testing
         }
     }
 
+    @Test func theCaptchaTokenGoesWhereGoTrueLooksForItAndOnlyWhereItIsChecked() async throws {
+        var options = DevServerOptions(anonKey: "anon-key-1")
+        options.captchaToken = "solved-captcha"
+        try await DevServerHarness.run(options) { harness in
+            let client = GoTrueClient(projectURL: harness.base, anonKey: "anon-key-1")
+            let missing = ServerFailure.http(status: 400, code: "captcha_failed",
+                                             message: "captcha protection: request disallowed (no captcha_token found)", retryAfter: nil)
+            let signUp = SignUpRequest(address: .email("captcha@example.com"), password: "password-1")
+            await #expect(throws: missing) { _ = try await client.signUp(signUp) }
+            guard case .signedIn = try await client.signUp(signUp, captchaToken: "solved-captcha") else {
+                Issue.record("the sign-up did not sign in")
+                return
+            }
+            let password = SignInCredential.password(.email("captcha@example.com"), password: "password-1")
+            await #expect(throws: missing) { _ = try await client.signIn(password) }
+            let refused = ServerFailure.http(status: 400, code: "captcha_failed",
+                                             message: "captcha protection: request disallowed (invalid-input-response)", retryAfter: nil)
+            await #expect(throws: refused) { _ = try await client.signIn(password, captchaToken: "guessed") }
+            let grant = try await client.signIn(password, captchaToken: "solved-captcha")
+            await #expect(throws: missing) { try await client.sendCode(.signIn(.email("captcha@example.com"), createUser: false)) }
+            try await client.sendCode(.signIn(.email("captcha@example.com"), createUser: false), captchaToken: "solved-captcha")
+            await #expect(throws: missing) { try await client.sendCode(.recovery(email: "captcha@example.com")) }
+            try await client.sendCode(.recovery(email: "captcha@example.com"), captchaToken: "solved-captcha")
+            // The refresh grant is exempt: a session signed in once keeps refreshing.
+            let rotated = try await client.refresh(refreshToken: grant.refreshToken)
+            #expect(rotated.refreshToken != grant.refreshToken)
+        }
+    }
+
     @Test func requestsGoThroughTheProxyTheEnvironmentNames() async throws {
         try await DevServerHarness.run(DevServerOptions(anonKey: "anon-key-1")) { harness in
             // A made-up host that only the proxy can reach (it sends every tunnel to the server):
