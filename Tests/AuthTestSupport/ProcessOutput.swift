@@ -8,25 +8,51 @@ public struct ProcessOutput: Sendable {
     public var stderr: String
 }
 
-extension Process {
-    /// Runs the process to its end and returns what it wrote, through temporary files.
-    ///
-    /// Not through pipes: Foundation makes them without close-on-exec, and a spawn closes in the
-    /// child only the descriptors that were open when it began. A long-lived child that another
-    /// test spawned at the same moment can inherit a pipe's write end, and reading to the end of
-    /// that pipe then waits until that child exits.
-    public func runCollectingOutput() throws -> ProcessOutput {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-output-\(UUID().uuidString.prefix(8))")
+/// A temporary folder with two empty files for a child's standard output and error.
+///
+/// Files, not pipes: Foundation makes pipes without close-on-exec, and a spawn closes in the
+/// child only the descriptors that were open when it began. A long-lived child that another
+/// test spawned at the same moment can inherit a pipe's write end, and reading to the end of
+/// that pipe (or a child waiting for the end of its input) then waits until that child exits.
+public struct OutputFiles: Sendable {
+    /// The folder; `remove()` deletes it with everything in it.
+    public let directory: URL
+    /// Where standard output goes.
+    public let stdout: URL
+    /// Where standard error goes.
+    public let stderr: URL
+
+    /// Creates the folder and the two files.
+    public init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-output-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        standardOutput = try FileHandle(forWritingTo: outURL)
-        standardError = try FileHandle(forWritingTo: errURL)
+        stdout = directory.appendingPathComponent("out")
+        stderr = directory.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
+    }
+
+    /// What was written so far.
+    public func read() -> ProcessOutput {
+        ProcessOutput(stdout: (try? String(contentsOf: stdout, encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOf: stderr, encoding: .utf8)) ?? "")
+    }
+
+    /// Deletes the folder.
+    public func remove() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+extension Process {
+    /// Runs the process to its end and returns what it wrote, through `OutputFiles`.
+    public func runCollectingOutput() throws -> ProcessOutput {
+        let files = try OutputFiles()
+        defer { files.remove() }
+        standardOutput = try FileHandle(forWritingTo: files.stdout)
+        standardError = try FileHandle(forWritingTo: files.stderr)
         try run()
         waitUntilExit()
-        return ProcessOutput(stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                             stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+        return files.read()
     }
 }

@@ -1,3 +1,4 @@
+import AuthTestSupport
 import Foundation
 
 /// Locates the built executables and runs them as real processes.
@@ -94,24 +95,18 @@ struct Completed {
 /// dbus-run-session) may hold a pipe open long after the command itself has exited.
 func runCommand(_ executable: String, _ arguments: [String], environment: [String: String], input: String? = nil,
                 timeout: TimeInterval = 60) throws -> Completed {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-cmd-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
-    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    // The input comes from a file, not a pipe: Foundation makes pipes without close-on-exec, and
-    // a spawn closes in the child only the descriptors open when it began. A long-lived child
-    // another test spawned at that moment kept the write end, and curl waited 60 s for the end of
-    // its input on a loaded run (see `Process.runCollectingOutput`).
+    let files = try OutputFiles()
+    defer { files.remove() }
+    // The input comes from a file too, for the reason `OutputFiles` gives: through a pipe, curl
+    // waited 60 s for the end of its input on a loaded run.
     var stdin: Any = FileHandle.nullDevice
     if let input {
-        let inURL = directory.appendingPathComponent("in")
+        let inURL = files.directory.appendingPathComponent("in")
         try Data(input.utf8).write(to: inURL)
         stdin = try FileHandle(forReadingFrom: inURL)
     }
     SecretScan.collectCommandLine(executable: executable, arguments: arguments)
-    let process = try Process.launch(executable, arguments, environment: environment, stdout: outURL, stderr: errURL, stdin: stdin)
+    let process = try Process.launch(executable, arguments, environment: environment, stdout: files.stdout, stderr: files.stderr, stdin: stdin)
     let deadline = Date().addingTimeInterval(timeout)
     while !process.hasEnded, Date() < deadline { usleep(10_000) }
     if !process.hasEnded {
@@ -119,8 +114,8 @@ func runCommand(_ executable: String, _ arguments: [String], environment: [Strin
         throw CommandTimedOut(command: ([executable] + arguments).joined(separator: " "))
     }
     process.waitUntilExit()
-    let completed = Completed(status: process.terminationStatus, stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-                              stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "")
+    let output = files.read()
+    let completed = Completed(status: process.terminationStatus, stdout: output.stdout, stderr: output.stderr)
     SecretScan.collect(executable: executable, arguments: arguments, stdout: completed.stdout, stderr: completed.stderr)
     return completed
 }
