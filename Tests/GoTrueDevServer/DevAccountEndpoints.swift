@@ -105,6 +105,19 @@ extension DevAuthAPI {
             guard var current = store.users[user.id] else {
                 return DevError.response(404, "user_not_found", "User not found", request: request)
             }
+            if password != nil, store.requireReauthentication,
+               store.sessions[sessionID].map({ now.timeIntervalSince($0.createdAt) > store.reauthenticationWindow }) ?? true {
+                // GoTrue checks (and uses up) the code before it looks at the password itself.
+                let nonce = body["nonce"] as? String ?? ""
+                if nonce.isEmpty {
+                    return DevError.response(400, "reauthentication_needed", "Password update requires reauthentication", request: request)
+                }
+                let key = "\(current.email) reauthentication"
+                guard let sent = store.codes[key], sent.code == nonce, now.timeIntervalSince(sent.sentAt) <= options.otpLifetime else {
+                    return DevError.response(422, "reauthentication_not_valid", "Nonce has expired or is invalid", request: request)
+                }
+                store.codes[key] = nil
+            }
             if let password {
                 guard Self.digest(password) != current.passwordDigest else {
                     return DevError.response(422, "same_password", "New password should be different from the old password.", request: request)
@@ -137,6 +150,19 @@ extension DevAuthAPI {
         }
     }
 
+    /// `GET /reauthenticate`: a code for the signed-in user's next password change, by email
+    /// (SMS reauthentication is not implemented here).
+    func reauthenticate(user: DevUser, request: DevRequest, now: Date) -> DevResponse {
+        guard !user.email.isEmpty else {
+            return DevError.response(422, "validation_failed", "Reauthentication by SMS is not supported by the development server", request: request)
+        }
+        guard user.emailConfirmedAt != nil else {
+            return DevError.response(422, "email_not_confirmed", "Please verify your email first.", request: request)
+        }
+        state.withLock { store in sendCode(to: user, purpose: "reauthentication", type: "reauthentication", store: &store, now: now) }
+        return .json(200, [String: Any]())
+    }
+
     /// `GET /admin/dev/outbox?to=ADDRESS`: the messages sent to an address (all when absent), oldest first.
     func outbox(_ request: DevRequest) -> DevResponse {
         let wanted = request.query["to"].map { $0.contains("@") ? $0.lowercased() : DevStore.normalizedPhone($0) }
@@ -148,6 +174,8 @@ extension DevAuthAPI {
     func changeSettings(_ body: [String: Any]) -> DevResponse {
         if let autoconfirm = body["mailer_autoconfirm"] as? Bool { state.withLock { $0.mailerAutoconfirm = autoconfirm } }
         if let captcha = body["captcha_token"] as? String { state.withLock { $0.captchaToken = captcha.isEmpty ? nil : captcha } }
+        if let required = body["update_password_require_reauthentication"] as? Bool { state.withLock { $0.requireReauthentication = required } }
+        if let window = body["reauthentication_window"] as? Double, window >= 0 { state.withLock { $0.reauthenticationWindow = window } }
         return DevResponse(status: 204)
     }
 

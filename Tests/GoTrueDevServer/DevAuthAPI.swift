@@ -58,6 +58,8 @@ public final class DevAuthAPI: Sendable {
             return authenticated(request, now: now) { user, sessionID in
                 withBody(request) { updateUser($0, user: user, sessionID: sessionID, request: request, now: now) }
             }
+        case ("GET", "/reauthenticate"):
+            return authenticated(request, now: now) { user, _ in reauthenticate(user: user, request: request, now: now) }
         case ("POST", "/otp"):
             return withBody(request) { sendOneTimeCode($0, request: request, now: now) }
         case ("POST", "/verify"):
@@ -106,7 +108,7 @@ public final class DevAuthAPI: Sendable {
                 ["refresh_grants": $0.refreshGrants, "sessions": $0.sessions.count, "users": $0.users.count, "requests": $0.requestCounts]
             })
         default:
-            if ["/health", "/settings", "/signup", "/token", "/user", "/logout", "/otp", "/verify", "/recover", "/authorize"].contains(path) {
+            if ["/health", "/settings", "/signup", "/token", "/user", "/logout", "/otp", "/verify", "/recover", "/authorize", "/reauthenticate"].contains(path) {
                 return DevError.response(405, "method_not_allowed", "Method not allowed", request: request)
             }
             return DevError.response(404, "not_found", "Not found", request: request)

@@ -92,6 +92,12 @@ struct DevStore: Sendable {
     var provider = DevProviderBehaviour()
     /// `MAILER_AUTOCONFIRM`, changeable at run time.
     var mailerAutoconfirm = true
+    /// GoTrue's `UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION` (secure password change): a password
+    /// change from a session older than `reauthenticationWindow` needs the code
+    /// `GET /reauthenticate` sent, as `nonce`. Set through `POST /admin/dev/settings`.
+    var requireReauthentication = false
+    /// How recent a session's sign-in spares the code: 24 hours in GoTrue; a test sets 0.
+    var reauthenticationWindow: TimeInterval = 86_400
     /// The CAPTCHA token the project accepts; nil when it has no CAPTCHA (`DevServerOptions.captchaToken`).
     var captchaToken: String?
 

@@ -198,3 +198,24 @@ def test_a_captcha_protects_sign_up_password_sign_in_and_codes_but_not_refresh_o
         client(dev_server).reset_password_for_email(email)
     assert recover.value.code == "captcha_failed"
     client(dev_server).reset_password_for_email(email, {"captcha_token": "solved-captcha"})
+
+
+def test_secure_password_change_needs_the_code_reauthenticate_sends(dev_server, email):
+    post_admin(dev_server, "/admin/dev/settings", {"update_password_require_reauthentication": True, "reauthentication_window": 0})
+    auth = client(dev_server)
+    auth.sign_up({"email": email, "password": PASSWORD})
+    with pytest.raises(AuthApiError) as needed:
+        auth.update_user({"password": "python-password-2"})
+    assert (needed.value.status, needed.value.code) == (400, "reauthentication_needed")
+    auth.reauthenticate()
+    code = outbox_code(dev_server, email)
+    with pytest.raises(AuthApiError) as wrong:
+        auth.update_user({"password": "python-password-2", "nonce": "000000" if code != "000000" else "111111"})
+    assert (wrong.value.status, wrong.value.code) == (422, "reauthentication_not_valid")
+    assert wrong.value.message == "Nonce has expired or is invalid"
+    assert auth.update_user({"password": "python-password-2", "nonce": code}).user.email == email
+    # The code was used up.
+    with pytest.raises(AuthApiError) as again:
+        auth.update_user({"password": "python-password-3", "nonce": code})
+    assert again.value.code == "reauthentication_not_valid"
+    assert client(dev_server).sign_in_with_password({"email": email, "password": "python-password-2"}).session
