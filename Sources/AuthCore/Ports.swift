@@ -49,6 +49,9 @@ public protocol GoTrueAPI: Sendable {
     func user(accessToken: String) async throws(ServerFailure) -> UserRecord
     /// `PUT /user` with the access token as Bearer.
     func updateUser(accessToken: String, _ changes: UserChanges) async throws(ServerFailure) -> UserRecord
+    /// `GET /reauthenticate` with the access token as Bearer: the server sends the user a code
+    /// (by email, else SMS) that a password change then carries as its `nonce`.
+    func reauthenticate(accessToken: String) async throws(ServerFailure)
     /// `POST /token?grant_type=refresh_token`.
     func refresh(refreshToken: String) async throws(ServerFailure) -> SessionGrant
     /// `POST /logout?scope=…` with the access token as Bearer.

@@ -125,19 +125,23 @@ public struct UserChanges: Sendable, Equatable, CustomStringConvertible {
     public var password: String?
     /// Keys to merge into `user_metadata`, as a JSON object.
     public var metadata: Data?
+    /// The code `GET /reauthenticate` sent, for a project that asks for one before a password
+    /// change (GoTrue's `nonce`). Not a change by itself.
+    public var nonce: String?
 
     /// Creates a change set.
-    public init(email: String? = nil, phone: String? = nil, password: String? = nil, metadata: Data? = nil) {
+    public init(email: String? = nil, phone: String? = nil, password: String? = nil, metadata: Data? = nil, nonce: String? = nil) {
         self.email = email
         self.phone = phone
         self.password = password
         self.metadata = metadata
+        self.nonce = nonce
     }
 
     /// Whether nothing would change.
     public var isEmpty: Bool { email == nil && phone == nil && password == nil && metadata == nil }
 
-    /// Which fields change, never the password.
+    /// Which fields change, never the password or the code.
     public var description: String {
         [email.map { _ in "email" }, phone.map { _ in "phone" }, password.map { _ in "password" }, metadata.map { _ in "data" }]
             .compactMap { $0 }.joined(separator: ",")

@@ -118,12 +118,32 @@ extension DaemonMethods {
 
         table.register(Methods.UpdateUser.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
+            let nonce = parameters.nonce?.trimmingCharacters(in: .whitespaces)
             let changes = UserChanges(email: parameters.email, phone: parameters.phone, password: parameters.password,
-                                      metadata: try encodeMetadata(parameters.data))
+                                      metadata: try encodeMetadata(parameters.data), nonce: nonce)
             guard !changes.isEmpty else { throw invalidParams("nothing to change: give 'email', 'phone', 'password' or 'data'") }
             if let password = changes.password, password.isEmpty { throw invalidParams("'password' must not be empty") }
+            if let nonce {
+                guard changes.password != nil else { throw invalidParams("'nonce' goes with 'password': it confirms a password change") }
+                guard !nonce.isEmpty, nonce.count <= 256 else { throw invalidParams("'nonce' must be the code user.reauthenticate had sent") }
+            }
             switch await profile.accounts.updateUser(changes) {
             case .success(let record): return UserResult(profile: profile.profile, user: try userJSON(record))
+            case .failure(let failure): throw SignInErrorText.error(failure)
+            }
+        }
+    }
+
+    static func registerReauthenticate(_ table: inout MethodTable, registry: ProfileRegistry) {
+        table.register(Methods.Reauthenticate.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
+            let profile = try registry.profile(parameters.profile)
+            switch await profile.accounts.reauthenticate() {
+            case .success:
+                // GoTrue sends to the email address when the user has one, else to the phone.
+                let user = await profile.session.status().user
+                if let email = user?.email, !email.isEmpty { return .init(sentTo: email, channel: "email") }
+                if let phone = user?.phone, !phone.isEmpty { return .init(sentTo: phone, channel: "sms") }
+                return .init(sentTo: nil, channel: nil)
             case .failure(let failure): throw SignInErrorText.error(failure)
             }
         }

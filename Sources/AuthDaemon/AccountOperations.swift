@@ -80,6 +80,14 @@ public struct AccountOperations: Sendable {
         return result
     }
 
+    /// Has the server send the signed-in user the code a password change needs on a project that
+    /// asks for one (`GET /reauthenticate`).
+    public func reauthenticate() async -> Result<Void, AccountFailure> {
+        let result = await withServerCallToken { token throws(ServerFailure) in try await api.reauthenticate(accessToken: token) }
+        if case .success = result { logger.info("reauthentication code requested") }
+        return result
+    }
+
     /// Asks the server's health endpoint whether it answers, and compares its clock with ours.
     public func checkServer() async -> Methods.CheckServer.Result {
         let sent = clock.now()

@@ -113,6 +113,7 @@ enum DaemonMethods {
         }
 
         registerAccountMethods(&table, registry: registry)
+        registerReauthenticate(&table, registry: registry)
         return table
     }
 

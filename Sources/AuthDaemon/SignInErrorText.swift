@@ -30,7 +30,9 @@ enum SignInErrorText {
             case "email_exists": return .application(.requestRejected, "another account already uses that email address")
             case "phone_exists": return .application(.requestRejected, "another account already uses that phone number")
             case "reauthentication_needed":
-                return .application(.requestRejected, "the project requires a recent sign-in to change the password: sign in again and retry")
+                return .application(.reauthenticationNeeded, "the project asks for a code before the password changes: 'authctl user update --password' asks for it (in the API: user.reauthenticate, then user.update with the code as 'nonce')")
+            case "reauthentication_not_valid":
+                return .application(.codeRejected, "the code is wrong, has expired or was already used: ask for a new one with 'authctl user reauthenticate' (user.reauthenticate) and use it within its lifetime")
             default: return .application(.requestRejected, "the server refused the change: \(message)\(code.map { " (\($0))" } ?? "")")
             }
         }

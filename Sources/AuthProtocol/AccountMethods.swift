@@ -281,16 +281,42 @@ extension Methods {
             public var password: String?
             /// Keys to merge into `user_metadata`.
             public var data: [String: JSONValue]?
+            /// With `password`, on a project that asks for it: the code `user.reauthenticate`
+            /// had sent. Never logged.
+            public var nonce: String?
             /// Creates parameters.
-            public init(profile: String? = nil, email: String? = nil, phone: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil) {
+            public init(profile: String? = nil, email: String? = nil, phone: String? = nil, password: String? = nil, data: [String: JSONValue]? = nil,
+                        nonce: String? = nil) {
                 self.profile = profile
                 self.email = email
                 self.phone = phone
                 self.password = password
                 self.data = data
+                self.nonce = nonce
             }
         }
         public typealias Result = UserResult
+    }
+
+    /// `user.reauthenticate`: has the server send the signed-in user a code (by email, else
+    /// SMS) that a password change on a project with secure password change carries as
+    /// `user.update`'s `nonce` (`GET /auth/v1/reauthenticate`).
+    public enum Reauthenticate: RPCMethod {
+        public static let name = "user.reauthenticate"
+        public typealias Parameters = ProfileParameters
+        /// Where the code went, as far as authd knows the user.
+        public struct Result: Codable, Sendable, Equatable {
+            /// The email address or phone number; absent when the session does not say.
+            public var sentTo: String?
+            /// `email` or `sms`; absent with `sent_to`.
+            public var channel: String?
+            /// Creates a result.
+            public init(sentTo: String?, channel: String?) {
+                self.sentTo = sentTo
+                self.channel = channel
+            }
+            enum CodingKeys: String, CodingKey { case sentTo = "sent_to", channel }
+        }
     }
 }
 

@@ -109,6 +109,9 @@ public enum ErrorReason: String, Sendable, Codable, CaseIterable {
     case flowExpired = "flow_expired"
     /// The server refused a change to the user (the message says why).
     case requestRejected = "request_rejected"
+    /// The project wants a code before the password changes: call `user.reauthenticate`, then
+    /// `user.update` again with the code as `nonce`.
+    case reauthenticationNeeded = "reauthentication_needed"
     /// This client may not use authd: it runs as another user. Sent once, before the daemon
     /// closes the connection without reading from it.
     case accessDenied = "access_denied"

@@ -111,8 +111,14 @@ public struct GoTrueClient: GoTrueAPI {
         fields["email"] = changes.email
         fields["phone"] = changes.phone
         fields["password"] = changes.password
+        fields["nonce"] = changes.nonce
         if let metadata = changes.metadata { fields["data"] = try jsonObject(metadata) }
         return try decodeUser(try await send("PUT", "user", query: nil, body: try encode(fields), bearer: accessToken))
+    }
+
+    /// `GET /reauthenticate`.
+    public func reauthenticate(accessToken: String) async throws(ServerFailure) {
+        _ = try await send("GET", "reauthenticate", query: nil, body: nil, bearer: accessToken)
     }
 
     /// `GET /authorize` for a browser: the provider, where to come back, and the PKCE challenge.

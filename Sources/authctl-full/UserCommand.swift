@@ -8,7 +8,7 @@ struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
         abstract: "Show or change the signed-in user.",
-        subcommands: [Show.self, Update.self],
+        subcommands: [Show.self, Update.self, Reauthenticate.self],
         defaultSubcommand: Show.self)
 
     /// `authctl user [show]`.
@@ -32,7 +32,12 @@ struct UserCommand: ParsableCommand {
     struct Update: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change the email address, password or metadata (subscribers see USER_UPDATED).",
-            discussion: "A new email address is confirmed with the code sent to it (authctl verify --type email_change) unless the project confirms automatically. A new password signs out every other session of the account.")
+            discussion: """
+            A new email address is confirmed with the code sent to it (authctl verify --type email_change) unless the project \
+            confirms automatically. A new password signs out every other session of the account. When the project asks for a \
+            code before the password changes (secure password change), one is sent and asked for on the terminal; with \
+            --password-stdin --code-stdin, send it first with 'authctl user reauthenticate' and give it as the second line.
+            """)
 
         @OptionGroup var global: GlobalOptions
 
@@ -45,6 +50,10 @@ struct UserCommand: ParsableCommand {
         @Flag(name: .customLong("password-stdin"), help: "Set a new password read from standard input.")
         var passwordStdin = false
 
+        @Flag(name: .customLong("code-stdin"),
+              help: "With --password-stdin: the second line of standard input is the code 'authctl user reauthenticate' sent.")
+        var codeStdin = false
+
         @Option(name: .customLong("data"), help: "A user_metadata entry, KEY=VALUE (repeatable; KEY=null removes it).")
         var data: [String] = []
 
@@ -53,6 +62,7 @@ struct UserCommand: ParsableCommand {
 
         func validate() throws {
             if email == nil, !password, !passwordStdin, data.isEmpty { throw ValidationError("nothing to change: give --email, --password or --data") }
+            if codeStdin, !passwordStdin { throw ValidationError("--code-stdin goes with --password-stdin") }
             _ = try UserData.parse(data)
         }
 
@@ -64,8 +74,22 @@ struct UserCommand: ParsableCommand {
                 } else if password {
                     newPassword = try SecretReader.fromTerminal(prompt: "New password: ", echo: false, otherwise: "pass it on standard input with --password-stdin")
                 }
-                let result = try global.connect().call(Methods.UpdateUser.self, .init(profile: global.profile, email: email, password: newPassword,
-                                                                                        data: try UserData.parse(data)), timeout: 60)
+                let connection = try global.connect()
+                var changes = Methods.UpdateUser.Parameters(profile: global.profile, email: email, password: newPassword, data: try UserData.parse(data))
+                if codeStdin { changes.nonce = try SecretReader.fromStandardInput(what: "code") }
+                let result: UserResult
+                do {
+                    result = try connection.call(Methods.UpdateUser.self, changes, timeout: 60)
+                } catch AuthdError.rejected(reason: ErrorReason.reauthenticationNeeded.rawValue?, _) where newPassword != nil && !codeStdin {
+                    // Secure password change: a code first. Asked on the terminal; a script sends
+                    // it beforehand (`user reauthenticate`) and passes it with --code-stdin.
+                    let sent = try connection.call(Methods.Reauthenticate.self, ProfileParameters(profile: global.profile), timeout: 60)
+                    note("The project asks for a code before the password changes; one was sent to \(Reauthenticate.destination(sent)).")
+                    changes.nonce = try SecretReader.fromTerminal(
+                        prompt: "Code: ", echo: false,
+                        otherwise: "send it with 'authctl user reauthenticate' and give it as the second line of standard input with --code-stdin")
+                    result = try connection.call(Methods.UpdateUser.self, changes, timeout: 60)
+                }
                 if json { try printJSON(result.user) }
                 if let pending = result.user["new_email"]?.stringValue?.escapedForTerminal {
                     note("A confirmation code was sent to \(pending). Finish with: authctl verify --type email_change --email \(pending) (it asks for the code)")
@@ -73,6 +97,34 @@ struct UserCommand: ParsableCommand {
                     note("Updated \((result.user["email"]?.stringValue ?? "the user").escapedForTerminal).")
                 }
             }
+        }
+    }
+}
+
+extension UserCommand {
+    /// `authctl user reauthenticate`.
+    struct Reauthenticate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send the code a password change needs on a project with secure password change.",
+            discussion: "The code goes to the account's email address (else its phone); pass it to 'authctl user update --password-stdin --code-stdin' as the second line of standard input.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Print where the code went as one JSON object.")
+        var json = false
+
+        func run() throws {
+            try runReporting {
+                let sent = try global.connect().call(Methods.Reauthenticate.self, ProfileParameters(profile: global.profile), timeout: 60)
+                if json { try printJSON(sent) }
+                note("A code was sent to \(Self.destination(sent)). Use it with: authctl user update --password-stdin --code-stdin (new password, then the code)")
+            }
+        }
+
+        /// Where the code went, for a sentence.
+        static func destination(_ sent: Methods.Reauthenticate.Result) -> String {
+            guard let sentTo = sent.sentTo else { return "the account's email address or phone" }
+            return "\(sentTo.escapedForTerminal) (\(sent.channel ?? "email"))"
         }
     }
 }

@@ -55,6 +55,15 @@ import Testing
         #expect(SignInErrorText.error(http(500, "unexpected_failure", "captcha verification process failed"), method: .password).data?.reason == "server_error")
     }
 
+    @Test func aPasswordChangeThatNeedsACodeSaysHowToGetOne() {
+        let needed = SignInErrorText.error(AccountFailure.server(http(400, "reauthentication_needed", "Password update requires reauthentication")))
+        #expect(needed.data?.reason == ErrorReason.reauthenticationNeeded.rawValue)
+        #expect(needed.message.contains("user.reauthenticate") && needed.message.contains("'nonce'"), "\(needed.message)")
+        let wrong = SignInErrorText.error(AccountFailure.server(http(422, "reauthentication_not_valid", "Nonce has expired or is invalid")))
+        #expect(wrong.data?.reason == ErrorReason.codeRejected.rawValue)
+        #expect(wrong.message.contains("authctl user reauthenticate"), "\(wrong.message)")
+    }
+
     @Test func transientFailuresReadTheSameForEveryMethod() {
         for method in [SignInErrorText.Method.password, .signUp, .code, .idToken, .browser] {
             #expect(SignInErrorText.error(.unreachable(url: "https://x.supabase.co/auth/v1", detail: "timed out"), method: method).data?.reason == "offline")

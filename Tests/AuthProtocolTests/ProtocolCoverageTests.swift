@@ -24,6 +24,7 @@ import Testing
         Methods.OAuthWait.name: ("request-oauth-wait", "result-status"),
         Methods.GetUser.name: ("request-user-get", "result-user"),
         Methods.UpdateUser.name: ("request-user-update", "result-user"),
+        Methods.Reauthenticate.name: ("request-user-reauthenticate", "result-user-reauthenticate"),
         Methods.ListApps.name: ("request-apps-list", "result-apps-list"),
         Methods.DecideApp.name: ("request-apps-decide", "result-apps-decide"),
     ]

@@ -157,6 +157,13 @@ struct FixtureMissing: Error { let name: String }
         #expect(try JSONDecoder().decode(RPCResponse<R>.self, from: try WireFormatTests.fixture(fixture)).result == result)
     }
 
+    @Test func aPasswordChangeConfirmedWithACode() throws {
+        try pin(request: Methods.Reauthenticate.name, ProfileParameters(), id: 30, "request-user-reauthenticate")
+        try pin(result: Methods.Reauthenticate.Result(sentTo: "a@example.com", channel: "email"), id: 30, "result-user-reauthenticate")
+        try pin(request: Methods.UpdateUser.name, Methods.UpdateUser.Parameters(password: "new-password-1", nonce: "123456"),
+                id: 31, "request-user-update-with-nonce")
+    }
+
     @Test func aCaptchaTokenAndTheRefusalThatAsksForOne() throws {
         try pin(request: Methods.SignInWithPassword.name,
                 Methods.SignInWithPassword.Parameters(email: "a@example.com", password: "hunter22", captchaToken: "10000000-aaaa-bbbb-cccc-000000000001"),

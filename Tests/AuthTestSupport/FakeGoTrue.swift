@@ -15,6 +15,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var refreshDelay: Duration = .zero
         var serverClock: Result<Date?, ServerFailure> = .success(nil)
         var codesSent: [CodeRequest] = []
+        var reauthentications = 0
         var email = "a@example.com"
     }
     private let state = Mutex(State())
@@ -83,6 +84,14 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         if let email = changes.email { state.withLock { $0.email = email } }
         return try await user(accessToken: accessToken)
     }
+
+    /// Records that a code was asked for.
+    public func reauthenticate(accessToken: String) async throws(ServerFailure) {
+        state.withLock { $0.reauthentications += 1 }
+    }
+
+    /// How many times `reauthenticate` was called.
+    public var reauthentications: Int { state.withLock { $0.reauthentications } }
 
     /// A fixed URL with the challenge in it.
     public func authorizeURL(provider: String, redirectTo: String, codeChallenge: String, scopes: String?) -> URL {

@@ -162,6 +162,48 @@ struct SignInMethodsTests {
         }
     }
 
+    /// Secure password change: the project wants a code before the password changes. authctl
+    /// asks for it on the terminal (here there is none, and it says what to do instead); a
+    /// script sends it first and passes it on standard input; a wrong or used code is refused.
+    @Test func aProjectWithSecurePasswordChangeGetsItsCode() async throws {
+        try await Stack.running("reauth", lifetime: 3600) { stack in
+            let email = "reauth-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+            let old = "old-pw-\(UUID().uuidString)", new = "new-pw-\(UUID().uuidString)"
+            try stack.signUp(email: email, password: old)
+            try stack.devPOST("/auth/v1/admin/dev/settings", #"{"update_password_require_reauthentication":true,"reauthentication_window":0}"#)
+            try stack.startDaemon()
+            #expect(try stack.authctl(["login", "--email", email, "--password-stdin"], input: old + "\n").status == 0)
+
+            // No terminal (setsid: none even when the tests run from one): the code is sent, then
+            // authctl says how a script passes it.
+            let asked = try runCommand("/usr/bin/setsid", ["--wait", Binaries.path("authctl"), "user", "update", "--password-stdin"],
+                                       environment: stack.environment, input: new + "\n", timeout: 30)
+            #expect(asked.status == 1)
+            #expect(asked.stderr.contains("one was sent to \(email) (email)") && asked.stderr.contains("--code-stdin"), "\(asked.stderr)")
+            _ = try stack.outboxCode(to: email, type: "reauthentication")
+
+            // A script sends the code first (it replaces the one above) and passes it as the
+            // second line of standard input.
+            let sent = try stack.authctl(["user", "reauthenticate", "--json"])
+            #expect(sent.status == 0, "\(sent.stderr)")
+            #expect(sent.stdout.contains(#""sent_to":"\#(email)""#) && sent.stdout.contains(#""channel":"email""#), "\(sent.stdout)")
+            let code = try stack.outboxCode(to: email, type: "reauthentication")
+            let wrong = try stack.authctl(["user", "update", "--password-stdin", "--code-stdin"], input: new + "\n" + (code == "000000" ? "111111" : "000000") + "\n")
+            #expect(wrong.status == 5 && wrong.stderr.contains("authctl user reauthenticate"), "\(wrong.stderr)")
+            // A wrong code uses nothing up; the right one works once.
+            let changed = try stack.authctl(["user", "update", "--password-stdin", "--code-stdin"], input: new + "\n" + code + "\n")
+            #expect(changed.status == 0, "\(changed.stderr)")
+            let reused = try stack.authctl(["user", "update", "--password-stdin", "--code-stdin"], input: "third-pw-1\n" + code + "\n")
+            #expect(reused.status == 5, "a used code was accepted again")
+
+            #expect(try stack.authctl(["logout"]).status == 0)
+            #expect(try stack.authctl(["login", "--email", email, "--password-stdin"], input: new + "\n").status == 0)
+            let misuse = try stack.authctl(["user", "update", "--code-stdin"], input: code + "\n")
+            #expect(misuse.status == 64)
+            try stack.expectNoSecretPrinted([old, new, code], besides: [])
+        }
+    }
+
     @Test func passwordRecoveryThenANewPassword() async throws {
         try await Stack.running("recovery", lifetime: 3600) { stack in
             let email = "lost-\(UUID().uuidString.prefix(6).lowercased())@example.com"
