@@ -38,7 +38,8 @@ extension StoreFailure: LocalizedError {
 /// The Supabase Auth (GoTrue) calls a session owner makes. Implemented over HTTP in `GoTrue`.
 public protocol GoTrueAPI: Sendable {
     /// A session for `credential`: `POST /token` (password, id_token, pkce) or `POST /verify`.
-    /// `captchaToken` goes with a password sign-in, the one grant a project's CAPTCHA protects.
+    /// `captchaToken` goes with a password sign-in: of the grants authd makes, the only one a
+    /// project's CAPTCHA protects (`id_token` and `pkce` are exempt, `/verify` is not guarded).
     func signIn(_ credential: SignInCredential, captchaToken: String?) async throws(ServerFailure) -> SessionGrant
     /// `POST /signup`, with the CAPTCHA token when the project asks for one.
     func signUp(_ request: SignUpRequest, captchaToken: String?) async throws(ServerFailure) -> SignUpOutcome

@@ -174,12 +174,11 @@ extension DaemonMethods {
     }
 
     /// A CAPTCHA token as given, or nil when none was; one that cannot be a provider's token
-    /// (empty, longer than any hCaptcha or Turnstile token, or with other than printable ASCII) is
-    /// refused here rather than sent.
+    /// (`CaptchaTokenRule`) is refused here rather than sent.
     static func captchaToken(_ token: String?) throws(RPCErrorObject) -> String? {
         guard let token else { return nil }
-        guard !token.isEmpty, token.utf8.count <= 8192, token.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
-            throw invalidParams("'captcha_token' must be the token a solved CAPTCHA gave (printable ASCII, at most 8192 bytes)")
+        guard CaptchaTokenRule.isWellFormed(token) else {
+            throw invalidParams("'captcha_token' must be the token a solved CAPTCHA gave (printable ASCII without spaces, at most \(CaptchaTokenRule.maximumBytes) bytes)")
         }
         return token
     }

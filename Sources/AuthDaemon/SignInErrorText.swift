@@ -100,11 +100,11 @@ enum SignInErrorText {
     /// the CAPTCHA provider refused the one that did (its error codes in parentheses). Either way
     /// the way out is a fresh token, or a sign-in the CAPTCHA does not cover.
     private static func captchaError(message: String) -> RPCErrorObject {
-        let browser = "or sign in through the browser ('authctl login --provider NAME'), which the CAPTCHA does not cover"
+        let browser = "a browser sign-in ('authctl login --provider NAME'), where the project offers one, needs none"
         if message.contains("no captcha_token") {
-            return .application(.captchaRequired, "this project protects sign-in with a CAPTCHA: solve it on the project's sign-in page and pass its token with --captcha-token TOKEN (captcha_token in the API), \(browser)")
+            return .application(.captchaRequired, "this project protects this with a CAPTCHA: solve it on the project's page and pass its token with --captcha-token-file FILE (captcha_token in the API); \(browser)")
         }
-        return .application(.captchaRequired, "the CAPTCHA token was refused (\(message.prefix(200))): a token works once and only for minutes, so solve the CAPTCHA again and pass the new one at once, \(browser)")
+        return .application(.captchaRequired, "the CAPTCHA token was refused (\(message.prefix(200))): a token works once and only for minutes, so solve the CAPTCHA again and pass the new one at once; \(browser)")
     }
 
     /// GoTrue's `id_token` grant answers in the OAuth style (`error` / `error_description`);

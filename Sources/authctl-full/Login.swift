@@ -72,9 +72,7 @@ struct Login: ParsableCommand {
     @Option(help: "With --provider: seconds to wait for the browser.")
     var timeout: Int = 300
 
-    @Option(name: .customLong("captcha-token"),
-            help: "For a project that protects sign-in with a CAPTCHA: the token of one solved on its sign-in page (password and --otp sign-in).")
-    var captchaToken: String?
+    @OptionGroup var captcha: CaptchaTokenOption
 
     @Flag(help: "Print the resulting status as one JSON object.")
     var json = false
@@ -94,8 +92,11 @@ struct Login: ParsableCommand {
             throw ValidationError("only one of --id-token-file and --access-token-file can be '-' (standard input)")
         }
         if provider != nil, email != nil || phone != nil || otp { throw ValidationError("--provider cannot be combined with --email, --phone or --otp") }
-        if provider != nil, captchaToken != nil {
-            throw ValidationError("--captcha-token is for password and --otp sign-in: a --provider sign-in needs no CAPTCHA")
+        if provider != nil, captcha.file != nil {
+            throw ValidationError("--captcha-token-file is for password and --otp sign-in: a --provider sign-in needs no CAPTCHA")
+        }
+        if captcha.readsStandardInput, passwordStdin || codeStdin {
+            throw ValidationError("only one of --captcha-token-file, --password-stdin and --code-stdin can read standard input")
         }
         if idTokenFile != nil, noBrowser || redirectURL != nil { throw ValidationError("--id-token-file signs in without a browser") }
         if !otp, createUser || sendOnly || codeStdin { throw ValidationError("--create-user, --send-only and --code-stdin need --otp") }
@@ -111,13 +112,14 @@ struct Login: ParsableCommand {
             let status: SessionStatus
             if let provider, let idTokenFile {
                 status = try connection.call(Methods.SignInWithIdToken.self,
-                                             .init(profile: global.profile, provider: provider, idToken: try Self.readToken(idTokenFile, what: "an ID token"),
-                                                   accessToken: try accessTokenFile.map { try Self.readToken($0, what: "an access token") },
+                                             .init(profile: global.profile, provider: provider, idToken: try readTokenFile(idTokenFile, what: "an ID token"),
+                                                   accessToken: try accessTokenFile.map { try readTokenFile($0, what: "an access token") },
                                                    nonce: nonce), timeout: 60)
             } else if let provider {
                 status = try BrowserSignIn(connection: connection, profile: global.profile, provider: provider, scopes: scopes,
                                            redirectURL: redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(timeout)).run()
             } else if otp {
+                let captchaToken = try captcha.token(for: connection)
                 let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, phone: phone,
                                                                             purpose: "sign_in", createUser: createUser, captchaToken: captchaToken),
                                                timeout: 60)
@@ -133,6 +135,7 @@ struct Login: ParsableCommand {
                 status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, phone: phone, code: code),
                                              timeout: 60)
             } else {
+                let captchaToken = try captcha.token(for: connection)
                 let email = email ?? ""
                 let password = try passwordStdin ? SecretReader.fromStandardInput(what: "password")
                     : SecretReader.fromTerminal(prompt: "Password for \(email): ", echo: false, otherwise: "pass it on standard input with --password-stdin")
@@ -144,15 +147,6 @@ struct Login: ParsableCommand {
         }
     }
 
-    /// The token in the file at `path`, or on standard input for `-`, without surrounding white space.
-    private static func readToken(_ path: String, what: String) throws -> String {
-        let data: Data?
-        if path == "-" { data = FileHandle.standardInput.readDataToEndOfFile() } else { data = FileManager.default.contents(atPath: path) }
-        guard let data, let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else {
-            throw Failure("cannot read \(what) from \(path == "-" ? "standard input" : path)", .failure)
-        }
-        return text
-    }
 }
 
 /// Prints "Signed in as …" on stderr, or the status as JSON on stdout.

@@ -25,15 +25,19 @@ struct ResetPassword: ParsableCommand {
     @Flag(name: .customLong("send-only"), help: "Only send the recovery code.")
     var sendOnly = false
 
-    @Option(name: .customLong("captcha-token"),
-            help: "For a project that protects password recovery with a CAPTCHA: the token of one solved on its page.")
-    var captchaToken: String?
+    @OptionGroup var captcha: CaptchaTokenOption
+
+    func validate() throws {
+        if captcha.readsStandardInput, readStandardInput {
+            throw ValidationError("only one of --captcha-token-file and --stdin can read standard input")
+        }
+    }
 
     func run() throws {
         try runReporting {
             let connection = try global.connect()
             let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, purpose: "recovery",
-                                                                        captchaToken: captchaToken), timeout: 60)
+                                                                        captchaToken: try captcha.token(for: connection)), timeout: 60)
             note("If \(sent.sentTo.escapedForTerminal) has an account, a recovery code was sent to it.")
             if sendOnly { return }
             let code = try readStandardInput ? SecretReader.fromStandardInput(what: "code")

@@ -23,24 +23,26 @@ struct Signup: ParsableCommand {
     @Option(name: .customLong("data"), help: "A user_metadata entry, KEY=VALUE (repeatable).")
     var data: [String] = []
 
-    @Option(name: .customLong("captcha-token"),
-            help: "For a project that protects sign-up with a CAPTCHA: the token of one solved on its sign-up page.")
-    var captchaToken: String?
+    @OptionGroup var captcha: CaptchaTokenOption
 
     @Flag(help: "Print the outcome as one JSON object.")
     var json = false
 
     func validate() throws {
         if (email == nil) == (phone == nil) { throw ValidationError("give either --email or --phone") }
+        if captcha.readsStandardInput, passwordStdin {
+            throw ValidationError("only one of --captcha-token-file and --password-stdin can read standard input")
+        }
         _ = try UserData.parse(data)
     }
 
     func run() throws {
         try runReporting {
+            let connection = try global.connect()
+            let captchaToken = try captcha.token(for: connection)
             let password = try passwordStdin ? SecretReader.fromStandardInput(what: "password")
                 : SecretReader.fromTerminal(prompt: "New password: ", echo: false, otherwise: "pass it on standard input with --password-stdin")
             guard !password.isEmpty else { throw Failure("the password is empty", .signInRefused) }
-            let connection = try global.connect()
             let result = try connection.call(Methods.SignUp.self, .init(profile: global.profile, email: email, phone: phone,
                                                                         password: password, data: try UserData.parse(data),
                                                                         captchaToken: captchaToken), timeout: 60)

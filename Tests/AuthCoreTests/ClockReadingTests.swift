@@ -13,8 +13,17 @@ private final class ScriptedClocks: WallClock, MonotonicClock {
         monotonics = Mutex(monotonic)
     }
 
-    func now() -> Date { Date(timeIntervalSince1970: walls.withLock { $0.removeFirst() }) }
-    func seconds() -> TimeInterval { monotonics.withLock { $0.removeFirst() } }
+    // A read past the script's end is recorded as a failure (and answers 0) instead of trapping.
+    func now() -> Date { Date(timeIntervalSince1970: Self.next(walls, "wall")) }
+    func seconds() -> TimeInterval { Self.next(monotonics, "monotonic") }
+
+    private static func next(_ script: borrowing Mutex<[TimeInterval]>, _ clock: String) -> TimeInterval {
+        guard let value = script.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) else {
+            Issue.record("the \(clock) clock was read more often than scripted")
+            return 0
+        }
+        return value
+    }
     func sleep(for seconds: TimeInterval) async throws {}
 
     /// Values the reading did not ask for.
@@ -45,6 +54,15 @@ private final class ScriptedClocks: WallClock, MonotonicClock {
         let reading = ClockReading(clocks, clocks)
         #expect(reading == ClockReading(wall: Date(timeIntervalSince1970: 4610), monotonic: 60))
         #expect(reading.jump(since: earlier).offset == 3600)
+        #expect(clocks.unread == 0)
+    }
+
+    @Test func aClockSetBackBetweenTheTwoWallReadsIsReadAgainToo() {
+        // The second wall read comes before the first: a negative spread is no tighter.
+        let clocks = ScriptedClocks(wall: [1010, 410, 410, 410.001], monotonic: [60, 60.0005])
+        let reading = ClockReading(clocks, clocks)
+        #expect(abs(reading.jump(since: earlier).offset - -600) < 0.01, "\(reading)")
+        #expect(clocks.unread == 0)
     }
 
     @Test func whenEveryTryIsDescheduledTheClosestPairIsKept() {

@@ -41,7 +41,7 @@ import Testing
     }()
 
     @Test func aCaptchaRefusalSaysHowToGetATokenAndOffersTheBrowser() {
-        #expect(Self.documentedCaptchaMessage.contains("--captcha-token TOKEN") && Self.documentedCaptchaMessage.contains("authctl login --provider NAME"))
+        #expect(Self.documentedCaptchaMessage.contains("--captcha-token-file FILE") && Self.documentedCaptchaMessage.contains("authctl login --provider NAME"))
         for method in [SignInErrorText.Method.password, .signUp, .code] {
             let missing = SignInErrorText.error(http(400, "captcha_failed", "captcha protection: request disallowed (no captcha_token found)"), method: method)
             #expect(missing.data?.reason == ErrorReason.captchaRequired.rawValue)

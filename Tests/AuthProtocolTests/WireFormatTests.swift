@@ -222,3 +222,17 @@ struct FixtureMissing: Error { let name: String }
         #expect(ErrorReason(rawValue: "code_rejected") == .codeRejected)
     }
 }
+
+/// The one rule for what a CAPTCHA token can look like, shared by authctl and authd.
+@Suite struct CaptchaTokenRuleTests {
+    @Test func printableASCIIUpToTheLimitAndNothingElse() {
+        #expect(CaptchaTokenRule.isWellFormed("10000000-aaaa-bbbb-cccc-000000000001"))
+        #expect(CaptchaTokenRule.isWellFormed(String(repeating: "a", count: CaptchaTokenRule.maximumBytes)))
+        #expect(!CaptchaTokenRule.isWellFormed(String(repeating: "a", count: CaptchaTokenRule.maximumBytes + 1)))
+        #expect(!CaptchaTokenRule.isWellFormed(""))
+        for refused in ["two words", "tab\there", "new\nline", "del\u{7f}", "caf\u{e9}", "nul\u{0}"] {
+            #expect(!CaptchaTokenRule.isWellFormed(refused), "\(refused.debugDescription)")
+        }
+        #expect(CaptchaTokenRule.isWellFormed("!~"), "the ends of printable ASCII")
+    }
+}

@@ -22,20 +22,22 @@ public struct OutputFiles: Sendable {
     /// Where standard error goes.
     public let stderr: URL
 
-    /// Creates the folder and the two files.
+    /// Creates the folder (only its owner may enter: input and output hold test passwords and
+    /// tokens) and the two files.
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-output-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         stdout = directory.appendingPathComponent("out")
         stderr = directory.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: stdout.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderr.path, contents: nil)
     }
 
-    /// What was written so far.
+    /// What was written so far; bytes that are not UTF-8 become U+FFFD rather than emptying
+    /// the text (a check that something is absent must still see the rest).
     public func read() -> ProcessOutput {
-        ProcessOutput(stdout: (try? String(contentsOf: stdout, encoding: .utf8)) ?? "",
-                      stderr: (try? String(contentsOf: stderr, encoding: .utf8)) ?? "")
+        func text(_ url: URL) -> String { String(decoding: (try? Data(contentsOf: url)) ?? Data(), as: UTF8.self) }
+        return ProcessOutput(stdout: text(stdout), stderr: text(stderr))
     }
 
     /// Deletes the folder.

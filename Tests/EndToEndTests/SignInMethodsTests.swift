@@ -109,7 +109,8 @@ struct SignInMethodsTests {
 
     /// A project with its CAPTCHA on: sign-up, password sign-in, codes and recovery are refused
     /// with a message that says how to get through, until a solved CAPTCHA's token comes with
-    /// them; the refresh grant is exempt, so the session lives on without one.
+    /// them (from a file: never on a command line); the refresh grant is exempt, so the session
+    /// lives on without one.
     @Test func aProjectWithACaptchaNeedsItsTokenToSignInButNotToRefresh() async throws {
         try await offPool {
             let stack = try Stack(name: "captcha")
@@ -118,25 +119,38 @@ struct SignInMethodsTests {
             try stack.startDaemon()
             let email = "captcha-\(UUID().uuidString.prefix(6).lowercased())@example.com"
             let password = "captcha-pw-\(UUID().uuidString)"
+            let solved = stack.directory.appendingPathComponent("captcha-token").path
+            let guessed = stack.directory.appendingPathComponent("guessed-token").path
+            let spaced = stack.directory.appendingPathComponent("spaced-token").path
+            try "solved-captcha\n".write(toFile: solved, atomically: true, encoding: .utf8)
+            try "guessed".write(toFile: guessed, atomically: true, encoding: .utf8)
+            try "two words".write(toFile: spaced, atomically: true, encoding: .utf8)
 
             let bare = try stack.authctl(["signup", "--email", email, "--password-stdin"], input: password + "\n")
             #expect(bare.status == 5)
-            #expect(bare.stderr.contains("protects sign-in with a CAPTCHA") && bare.stderr.contains("--captcha-token TOKEN")
+            #expect(bare.stderr.contains("protects this with a CAPTCHA") && bare.stderr.contains("--captcha-token-file FILE")
                     && bare.stderr.contains("authctl login --provider NAME"), "\(bare.stderr)")
-            let guessed = try stack.authctl(["signup", "--email", email, "--password-stdin", "--captcha-token", "guessed"], input: password + "\n")
-            #expect(guessed.status == 5)
-            #expect(guessed.stderr.contains("the CAPTCHA token was refused") && guessed.stderr.contains("invalid-input-response"), "\(guessed.stderr)")
+            let wrong = try stack.authctl(["signup", "--email", email, "--password-stdin", "--captcha-token-file", guessed], input: password + "\n")
+            #expect(wrong.status == 5)
+            #expect(wrong.stderr.contains("the CAPTCHA token was refused") && wrong.stderr.contains("invalid-input-response"), "\(wrong.stderr)")
             #expect(try stack.statusJSON()["state"] as? String == "signed_out", "a refused sign-up stored nothing")
-            let created = try stack.authctl(["signup", "--email", email, "--password-stdin", "--captcha-token", "solved-captcha"], input: password + "\n")
+            let created = try stack.authctl(["signup", "--email", email, "--password-stdin", "--captcha-token-file", solved], input: password + "\n")
             #expect(created.status == 0, "\(created.stderr)")
 
+            // Refused while signed in: the session stays.
+            let refused = try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n")
+            #expect(refused.status == 5 && refused.stderr.contains("--captcha-token-file"), "\(refused.stderr)")
+            #expect(try stack.statusJSON()["state"] as? String == "signed_in", "a refused sign-in ended the session")
             #expect(try stack.authctl(["logout"]).status == 0)
-            let login = try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n")
-            #expect(login.status == 5 && login.stderr.contains("--captcha-token"), "\(login.stderr)")
-            let json = try stack.authctl(["login", "--email", email, "--password-stdin", "--captcha-token", "solved-captcha", "--json"],
-                                         input: password + "\n")
-            #expect(json.status == 0, "\(json.stderr)")
-            #expect(json.stdout.contains(#""state":"signed_in""#))
+            // The token may come on standard input, the password then from the terminal only.
+            let json = try stack.authctl(["login", "--email", email, "--captcha-token-file", "-", "--json"], input: "solved-captcha\n")
+            #expect(json.status == 1 && json.stderr.contains("no terminal"), "\(json.stderr)")
+            let both = try stack.authctl(["login", "--email", email, "--password-stdin", "--captcha-token-file", "-"], input: password + "\n")
+            #expect(both.status == 64, "two secrets on one standard input")
+            let signedIn = try stack.authctl(["login", "--email", email, "--password-stdin", "--captcha-token-file", solved, "--json"],
+                                             input: password + "\n")
+            #expect(signedIn.status == 0, "\(signedIn.stderr)")
+            #expect(signedIn.stdout.contains(#""state":"signed_in""#))
 
             // The refresh grant needs no CAPTCHA: a token that must outlive the current one (a
             // second old by now) is refreshed.
@@ -147,18 +161,18 @@ struct SignInMethodsTests {
             #expect(try stack.refreshGrants() == grants + 1)
 
             #expect(try stack.authctl(["login", "--otp", "--email", email, "--send-only"]).status == 5)
-            let code = try stack.authctl(["login", "--otp", "--email", email, "--send-only", "--captcha-token", "solved-captcha"])
+            let code = try stack.authctl(["login", "--otp", "--email", email, "--send-only", "--captcha-token-file", solved])
             #expect(code.status == 0, "\(code.stderr)")
             #expect(try stack.authctl(["reset-password", "--email", email, "--send-only"]).status == 5)
-            #expect(try stack.authctl(["reset-password", "--email", email, "--send-only", "--captcha-token", "solved-captcha"]).status == 0)
+            #expect(try stack.authctl(["reset-password", "--email", email, "--send-only", "--captcha-token-file", solved]).status == 0)
 
-            // Tokens no provider makes are refused before anything is sent; a browser sign-in needs none.
-            let spaced = try stack.authctl(["login", "--email", email, "--password-stdin", "--captcha-token", "two words"], input: password + "\n")
-            #expect(spaced.status == 1 && spaced.stderr.contains("'captcha_token' must be the token a solved CAPTCHA gave"), "\(spaced.stderr)")
-            let browser = try stack.authctl(["login", "--provider", "github", "--captcha-token", "solved-captcha"])
+            // A token no provider makes is refused before anything is sent; a browser sign-in needs none.
+            let malformed = try stack.authctl(["login", "--email", email, "--password-stdin", "--captcha-token-file", spaced], input: password + "\n")
+            #expect(malformed.status == 1 && malformed.stderr.contains("does not hold a CAPTCHA token"), "\(malformed.stderr)")
+            let browser = try stack.authctl(["login", "--provider", "github", "--captcha-token-file", solved])
             #expect(browser.status == 64 && browser.stderr.contains("needs no CAPTCHA"), "\(browser.stderr)")
             #expect(try stack.statusJSON()["state"] as? String == "signed_in", "refused attempts left the session alone")
-            try stack.expectNoSecretPrinted([password], besides: [])
+            try stack.expectNoSecretPrinted([password, "solved-captcha"], besides: [])
         }
     }
 

@@ -126,12 +126,22 @@ public final class DevAuthAPI: Sendable {
         case "/token" where !["refresh_token", "pkce", "id_token"].contains(request.query["grant_type"] ?? ""): break
         default: return nil
         }
-        // A body that is not JSON is left to the handler, whose `bad_json` GoTrue's check gives too.
-        guard let body = request.body.isEmpty ? [:] : (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else {
-            return nil
+        // GoTrue's check decodes the body itself: no body, one that is not a JSON object, or
+        // fields of the wrong type are its `bad_json`; `null` counts as absent.
+        let badJSON = DevError.response(400, "bad_json", "Could not parse request body as JSON: invalid JSON", request: request)
+        guard let body = (try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any] else { return badJSON }
+        var security: [String: Any] = [:]
+        switch body["gotrue_meta_security"] {
+        case nil, is NSNull: break
+        case let object as [String: Any]: security = object
+        default: return badJSON
         }
-        let security = body["gotrue_meta_security"] as? [String: Any]
-        let token = (security?["captcha_token"] as? String)?.trimmingCharacters(in: .whitespaces) ?? ""
+        var token = ""
+        switch security["captcha_token"] {
+        case nil, is NSNull: break
+        case let text as String: token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        default: return badJSON
+        }
         if token.isEmpty {
             return DevError.response(400, "captcha_failed", "captcha protection: request disallowed (no captcha_token found)", request: request)
         }
