@@ -18,7 +18,7 @@ public final class DevAuthAPI: Sendable {
     /// Creates the API with empty state.
     public init(options: DevServerOptions) {
         self.options = options
-        self.signer = JWTSigner(secret: options.jwtSecret)
+        self.signer = JWTSigner(secret: options.jwtSecret, algorithm: JWTSigner.Algorithm(rawValue: options.signingAlgorithm) ?? .hs256)
         self.issuer = options.externalURL + "/auth/v1"
         var store = DevStore()
         store.mailerAutoconfirm = options.mailerAutoconfirm
@@ -37,7 +37,8 @@ public final class DevAuthAPI: Sendable {
         }
         // Browsers reach /authorize (and the provider's /callback) without an apikey header: the
         // Supabase gateway leaves those routes open, and so does this server.
-        let openRoute = path.hasPrefix("/admin/dev") || (request.method == "GET" && ["/authorize", "/callback"].contains(path))
+        // The JWKS is public too, as on Supabase.
+        let openRoute = path.hasPrefix("/admin/dev") || (request.method == "GET" && ["/authorize", "/callback", "/.well-known/jwks.json"].contains(path))
         if let anonKey = options.anonKey, !openRoute, request.headers["apikey"] != anonKey {
             return .json(401, ["message": "Invalid API key", "hint": "Double check your Supabase `anon` or `service_role` API key."])
         }
@@ -48,6 +49,16 @@ public final class DevAuthAPI: Sendable {
                                "description": "GoTrue is a user registration and authentication API"])
         case ("GET", "/settings"):
             return .json(200, settings())
+        case ("GET", "/.well-known/jwks.json"):
+            // GoTrue's header: caches keep the set ten minutes.
+            return .json(200, signer.keySet(), headers: ["Cache-Control": "public, max-age=600"])
+        case ("POST", "/admin/dev/rotate-signing-key"):
+            return withBody(request) { body in
+                guard let kid = signer.rotate(retiringOthers: body["retire_others"] as? Bool ?? false) else {
+                    return DevError.response(400, "validation_failed", "an HS256 project has no signing keys to rotate (start with --signing-algorithm ES256 or RS256)", request: request)
+                }
+                return .json(200, ["kid": kid])
+            }
         case ("POST", "/signup"):
             return withBody(request) { signUp($0, request: request, now: now) }
         case ("POST", "/token"):

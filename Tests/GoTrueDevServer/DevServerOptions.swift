@@ -19,6 +19,9 @@ public struct DevServerOptions: Sendable {
     /// sign-up answers a bare user and a confirmation code goes to the outbox. Changeable at run
     /// time through `POST /admin/dev/settings`.
     public var mailerAutoconfirm = true
+    /// How access tokens are signed: `HS256` with `jwtSecret` (GoTrue's legacy secret), or
+    /// `ES256` / `RS256` with a generated key published at `/.well-known/jwks.json`.
+    public var signingAlgorithm = "HS256"
     /// When set, the project protects what GoTrue's CAPTCHA protects (sign-up, `/otp`,
     /// `/recover`, the password grant): `gotrue_meta_security.captcha_token` must be this value,
     /// the one token this server's stand-in CAPTCHA provider accepts. Changeable at run time

@@ -41,6 +41,10 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("id-token-client-id"), help: "A client ID accepted as the audience of ID tokens (repeatable).")
     var idTokenClientIDs: [String] = []
 
+    @Option(name: .customLong("signing-algorithm"),
+            help: "How access tokens are signed: HS256 (the JWT secret), or ES256 or RS256 with a key published at /.well-known/jwks.json.")
+    var signingAlgorithm = "HS256"
+
     @Option(name: .customLong("captcha-token"),
             help: "Protect sign-up, codes, recovery and password sign-in with a CAPTCHA whose one accepted token is this.")
     var captchaToken: String?
@@ -65,6 +69,7 @@ struct DevServerCommand: AsyncParsableCommand {
         if !loopback { throw ValidationError("the development server only binds loopback addresses (127.0.0.1, ::1)") }
         if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if captchaToken?.isEmpty == true { throw ValidationError("--captcha-token must not be empty") }
+        if !["HS256", "ES256", "RS256"].contains(signingAlgorithm) { throw ValidationError("--signing-algorithm must be HS256, ES256 or RS256") }
     }
 
     func run() async throws {
@@ -77,6 +82,7 @@ struct DevServerCommand: AsyncParsableCommand {
         if !idTokenClientIDs.isEmpty { options.idTokenClientIDs = idTokenClientIDs }
         options.outboxFile = outbox
         options.captchaToken = captchaToken
+        options.signingAlgorithm = signingAlgorithm
         options.secretsFile = recordSecrets
         let tls = tlsCertificate.map { DevTLSFiles(certificatePath: $0, privateKeyPath: tlsKey ?? "") }
         let scheme = tls == nil ? "http" : "https"

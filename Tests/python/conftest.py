@@ -21,10 +21,21 @@ def _server_binary() -> str:
 @pytest.fixture
 def dev_server(tmp_path):
     """Yields the auth base URL (http://127.0.0.1:PORT/auth/v1) of a fresh server."""
+    yield from _serve(tmp_path)
+
+
+@pytest.fixture(params=["ES256", "RS256"])
+def asymmetric_dev_server(request, tmp_path):
+    """A fresh server that signs with a published ES256 or RS256 key; yields (URL, algorithm)."""
+    for base in _serve(tmp_path, "--signing-algorithm", request.param):
+        yield base, request.param
+
+
+def _serve(tmp_path, *extra):
     out = tmp_path / "dev-server.out"
     with open(out, "w") as stdout:
         process = subprocess.Popen(
-            [_server_binary(), "--port", "0", "--anon-key", ANON_KEY, "--access-token-lifetime", "3600"],
+            [_server_binary(), "--port", "0", "--anon-key", ANON_KEY, "--access-token-lifetime", "3600", *extra],
             stdout=stdout, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 15

@@ -219,3 +219,22 @@ def test_secure_password_change_needs_the_code_reauthenticate_sends(dev_server, 
         auth.update_user({"password": "python-password-3", "nonce": code})
     assert again.value.code == "reauthentication_not_valid"
     assert client(dev_server).sign_in_with_password({"email": email, "password": "python-password-2"}).session
+
+
+def test_get_claims_verifies_with_the_published_keys_and_follows_a_rotation(asymmetric_dev_server, email):
+    url, algorithm = asymmetric_dev_server
+    auth = client(url)
+    session = auth.sign_up({"email": email, "password": PASSWORD}).session
+    verified = auth.get_claims()
+    assert verified["headers"]["alg"] == algorithm
+    assert verified["claims"]["email"] == email
+    kid = post_admin(url, "/admin/dev/rotate-signing-key", {})["kid"]
+    rotated = client(url).refresh_session(session.refresh_token).session
+    again = client(url).get_claims(rotated.access_token)
+    assert again["headers"]["kid"] == kid
+    # A token whose signature was tampered with is refused.
+    head, body, signature = rotated.access_token.split(".")
+    forged = f"{head}.{body}.{signature[:-4]}{'AAAA' if signature[-4:] != 'AAAA' else 'BBBB'}"
+    from supabase_auth.errors import AuthInvalidJwtError
+    with pytest.raises(AuthInvalidJwtError):
+        client(url).get_claims(forged)
