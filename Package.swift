@@ -108,8 +108,10 @@ let package = Package(
             "AuthCore", "AuthProtocol", "AuthSocketServer",
             external("Logging", "swift-log"),
             external("ServiceLifecycle", "swift-service-lifecycle"),
-            // SHA-256 for PKCE challenges and nonces (already built for the development server).
+            // SHA-256 for PKCE challenges and nonces (already built for the development server),
+            // and ES256 / RS256 to verify access tokens against the project's published keys.
             external("Crypto", "swift-crypto"),
+            external("_CryptoExtras", "swift-crypto"),
         ]),
         // The daemon's ties to the system: wake signals, socket activation, sd_notify, the journal.
         .target(name: "SystemIntegration", dependencies: [
@@ -144,6 +146,8 @@ let package = Package(
             external("NIOPosix", "swift-nio"),
             external("NIOHTTP1", "swift-nio"),
             external("Crypto", "swift-crypto"),
+            // RS256 signing keys, for projects with asymmetric JWTs.
+            external("_CryptoExtras", "swift-crypto"),
             // HTTPS, for the tests of how authd meets certificates.
             external("NIOSSL", "swift-nio-ssl"),
         ], path: "Tests/GoTrueDevServer"),
@@ -184,6 +188,8 @@ let package = Package(
             external("NIOCore", "swift-nio"),
             external("NIOEmbedded", "swift-nio"),
             external("ServiceLifecycle", "swift-service-lifecycle"),
+            external("Crypto", "swift-crypto"),
+            external("_CryptoExtras", "swift-crypto"),
         ]),
         .testTarget(name: "SystemIntegrationTests", dependencies: [
             "SystemIntegration", "AuthTestSupport", external("Logging", "swift-log"),

@@ -59,6 +59,8 @@ public protocol GoTrueAPI: Sendable {
     func signOut(accessToken: String, scope: SignOutScope) async throws(ServerFailure)
     /// The `GET /authorize` URL a browser opens for a PKCE sign-in with `provider`.
     func authorizeURL(provider: String, redirectTo: String, codeChallenge: String, scopes: String?) -> URL
+    /// `GET /.well-known/jwks.json`: the project's published public signing keys.
+    func keySet() async throws(ServerFailure) -> PublishedKeySet
     /// `GET /health`: whether the server answers, and its clock from the `Date` header (nil when absent).
     func health() async throws(ServerFailure) -> Date?
 }

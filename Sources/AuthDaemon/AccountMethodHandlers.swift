@@ -134,6 +134,22 @@ extension DaemonMethods {
         }
     }
 
+    static func registerClaims(_ table: inout MethodTable, registry: ProfileRegistry) {
+        table.register(Methods.Claims.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
+            let profile = try registry.profile(parameters.profile)
+            switch await profile.session.token(validFor: 0) {
+            case .failure(let failure): throw StatusMapper.error(failure)
+            case .success(let issued):
+                guard let report = await profile.claims.report(for: issued.accessToken),
+                      let claims = try? JSONDecoder().decode(JSONValue.self, from: report.claims) else {
+                    throw .application(.serverError, "the server's access token is not a JWT: its claims cannot be read")
+                }
+                return .init(profile: profile.profile, claims: claims, algorithm: report.algorithm, keyID: report.keyID,
+                             verified: report.verified, detail: report.detail)
+            }
+        }
+    }
+
     static func registerReauthenticate(_ table: inout MethodTable, registry: ProfileRegistry) {
         table.register(Methods.Reauthenticate.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)

@@ -5,7 +5,7 @@ import Foundation
 
 /// The handlers of every method in `Methods`.
 enum DaemonMethods {
-    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha"]
+    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha", "claims", "reauthenticate"]
 
     /// The answer to `session.token` for `token` at `now`.
     static func tokenResult(_ token: IssuedToken, now: Date) -> Methods.Token.Result {
@@ -114,6 +114,7 @@ enum DaemonMethods {
 
         registerAccountMethods(&table, registry: registry)
         registerReauthenticate(&table, registry: registry)
+        registerClaims(&table, registry: registry)
         return table
     }
 

@@ -11,6 +11,8 @@ public struct ProfileServices: Service {
     public let accounts: AccountOperations
     /// Browser sign-ins with PKCE.
     public let browser: BrowserSignIns
+    /// The access token's claims, checked against the project's published keys.
+    public let claims: ClaimsReader
 
     /// The profile's name.
     public var profile: String { session.profile }
@@ -21,6 +23,7 @@ public struct ProfileServices: Service {
         accounts = AccountOperations(session: session, api: session.api, server: session.server, clock: session.clock, logger: session.logger)
         browser = BrowserSignIns(accounts: accounts, api: session.api, clock: session.clock, monotonic: session.monotonic,
                                  logger: session.logger)
+        claims = ClaimsReader(api: session.api, clock: session.clock, logger: session.logger)
     }
 
     /// Runs the session and the browser sign-ins' timers until cancelled or a graceful shutdown.

@@ -298,6 +298,40 @@ extension Methods {
         public typealias Result = UserResult
     }
 
+    /// `session.claims`: the claims of the profile's access token (`sub`, `role`, `aal`, `amr`,
+    /// `email`, `exp`, …) and whether authd verified them with the project's published signing
+    /// keys (ES256, RS256), as auth-js's `getClaims` does. Never the token itself.
+    public enum Claims: RPCMethod {
+        public static let name = "session.claims"
+        public typealias Parameters = ProfileParameters
+        /// The claims and how far they were checked.
+        public struct Result: Codable, Sendable, Equatable {
+            /// The profile.
+            public var profile: String
+            /// The token's claims, as it carries them.
+            public var claims: JSONValue
+            /// The token's `alg`.
+            public var algorithm: String
+            /// The token's `kid`, when it names one.
+            public var keyID: String?
+            /// True when the signature holds under one of the project's published keys and the
+            /// token has not expired.
+            public var verified: Bool
+            /// How it was checked, or why it could not be (an HS256 token: only the server can).
+            public var detail: String
+            /// Creates a result.
+            public init(profile: String, claims: JSONValue, algorithm: String, keyID: String?, verified: Bool, detail: String) {
+                self.profile = profile
+                self.claims = claims
+                self.algorithm = algorithm
+                self.keyID = keyID
+                self.verified = verified
+                self.detail = detail
+            }
+            enum CodingKeys: String, CodingKey { case profile, claims, algorithm, keyID = "key_id", verified, detail }
+        }
+    }
+
     /// `user.reauthenticate`: has the server send the signed-in user a code (by email, else
     /// SMS) that a password change on a project with secure password change carries as
     /// `user.update`'s `nonce` (`GET /auth/v1/reauthenticate`).

@@ -151,6 +151,15 @@ public struct GoTrueClient: GoTrueAPI {
         return headers.first(name: "Date").flatMap(HTTPDate.parse)
     }
 
+    /// `GET /.well-known/jwks.json`, with its `Cache-Control`.
+    public func keySet() async throws(ServerFailure) -> PublishedKeySet {
+        let (data, headers) = try await exchange("GET", ".well-known/jwks.json", query: nil, body: nil)
+        guard let keySet = try? JSONDecoder().decode(JSONWebKeySet.self, from: data) else {
+            throw .invalidResponse(detail: "the project's JWKS is not a key set")
+        }
+        return PublishedKeySet(keySet: keySet, cacheControl: headers.first(name: "Cache-Control"))
+    }
+
     // MARK: Plumbing
 
     private func jsonObject(_ data: Data) throws(ServerFailure) -> Any {

@@ -16,7 +16,7 @@ struct Authctl: ParsableCommand {
         7 the keyring is unavailable; 8 the browser sign-in failed or timed out; 64 bad usage.
         """,
         version: AuthdVersion.string,
-        subcommands: [Status.self, Login.self, Signup.self, Verify.self, ResetPassword.self, UserCommand.self, Nonce.self, OpenURL.self,
+        subcommands: [Status.self, Login.self, Signup.self, Verify.self, ResetPassword.self, UserCommand.self, Claims.self, Nonce.self, OpenURL.self,
                       Token.self, Logout.self, Watch.self, Apps.self, Profile.self, Doctor.self])
 }
 

@@ -25,6 +25,7 @@ import Testing
         Methods.GetUser.name: ("request-user-get", "result-user"),
         Methods.UpdateUser.name: ("request-user-update", "result-user"),
         Methods.Reauthenticate.name: ("request-user-reauthenticate", "result-user-reauthenticate"),
+        Methods.Claims.name: ("request-claims", "result-claims"),
         Methods.ListApps.name: ("request-apps-list", "result-apps-list"),
         Methods.DecideApp.name: ("request-apps-decide", "result-apps-decide"),
     ]

@@ -157,6 +157,18 @@ struct FixtureMissing: Error { let name: String }
         #expect(try JSONDecoder().decode(RPCResponse<R>.self, from: try WireFormatTests.fixture(fixture)).result == result)
     }
 
+    @Test func claimsAndHowTheyWereChecked() throws {
+        try pin(request: Methods.Claims.name, ProfileParameters(profile: "work"), id: 32, "request-claims")
+        let claims: JSONValue = .object([
+            "aal": .string("aal1"), "amr": .array([.object(["method": .string("password"), "timestamp": .integer(1_800_000_000)])]),
+            "exp": .integer(1_800_003_600), "role": .string("authenticated"), "session_id": .string("5d1e0000-0000-4000-8000-000000000002"),
+            "sub": .string("9b2f6c1e-0000-4000-8000-000000000001"),
+        ])
+        try pin(result: Methods.Claims.Result(profile: "work", claims: claims, algorithm: "ES256", keyID: "0f6b0000-0000-4000-8000-000000000003",
+                                              verified: true, detail: "signature checked with the project's published key 0f6b0000-0000-4000-8000-000000000003 (ES256)"),
+                id: 32, "result-claims")
+    }
+
     @Test func aPasswordChangeConfirmedWithACode() throws {
         try pin(request: Methods.Reauthenticate.name, ProfileParameters(), id: 30, "request-user-reauthenticate")
         try pin(result: Methods.Reauthenticate.Result(sentTo: "a@example.com", channel: "email"), id: 30, "result-user-reauthenticate")

@@ -16,6 +16,8 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var serverClock: Result<Date?, ServerFailure> = .success(nil)
         var codesSent: [CodeRequest] = []
         var reauthentications = 0
+        var keySet: Result<PublishedKeySet, ServerFailure> = .success(PublishedKeySet(keySet: JSONWebKeySet(keys: []), cacheControl: nil))
+        var keySetFetches = 0
         var email = "a@example.com"
     }
     private let state = Mutex(State())
@@ -84,6 +86,18 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         if let email = changes.email { state.withLock { $0.email = email } }
         return try await user(accessToken: accessToken)
     }
+
+    /// The published keys: none (an HS256 project), or what a test set.
+    public func keySet() async throws(ServerFailure) -> PublishedKeySet {
+        state.withLock { $0.keySetFetches += 1 }
+        return try state.withLock { $0.keySet }.get()
+    }
+
+    /// Makes `keySet()` answer `answer`.
+    public func setKeySet(_ answer: Result<PublishedKeySet, ServerFailure>) { state.withLock { $0.keySet = answer } }
+
+    /// How many times `keySet()` was called.
+    public var keySetFetches: Int { state.withLock { $0.keySetFetches } }
 
     /// Records that a code was asked for.
     public func reauthenticate(accessToken: String) async throws(ServerFailure) {

@@ -176,6 +176,49 @@ struct SignInMethodsTests {
         }
     }
 
+    /// A project with asymmetric signing keys: `authctl claims` checks the token against the
+    /// keys the server publishes, follows a rotation, and never prints the token. An HS256
+    /// project's claims are shown, unverified, with the reason.
+    @Test(arguments: ["ES256", "RS256", "HS256"])
+    func claimsAreVerifiedWithTheProjectsPublishedKeys(_ algorithm: String) async throws {
+        try await offPool {
+            let stack = try Stack(name: "claims-\(algorithm.lowercased())")
+            defer { stack.tearDown() }
+            try stack.startDevServer(lifetime: 3600, extra: ["--signing-algorithm", algorithm])
+            let email = "claims-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+            try stack.signUp(email: email, password: "claims-password")
+            try stack.startDaemon()
+            #expect(try stack.authctl(["login", "--email", email, "--password-stdin"], input: "claims-password\n").status == 0)
+
+            let first = try stack.authctl(["claims", "--json"])
+            let report = try JSONSerialization.jsonObject(with: Data(first.stdout.utf8)) as? [String: Any]
+            let claims = report?["claims"] as? [String: Any]
+            #expect(claims?["email"] as? String == email && claims?["role"] as? String == "authenticated", "\(first.stdout)")
+            #expect(report?["algorithm"] as? String == algorithm)
+            guard algorithm != "HS256" else {
+                #expect(first.status == 1 && report?["verified"] as? Bool == false)
+                #expect((report?["detail"] as? String)?.contains("only the server holds") == true, "\(first.stdout)")
+                return
+            }
+            #expect(first.status == 0 && report?["verified"] as? Bool == true, "\(first.stdout) \(first.stderr)")
+            let firstKey = report?["key_id"] as? String
+            let people = try stack.authctl(["claims"])
+            #expect(people.status == 0 && people.stdout.contains("Verified:   yes") && people.stdout.contains("Email:      \(email)"), "\(people.stdout)")
+
+            // The project rotates its key; the next token is signed with the new one, which authd
+            // fetches as soon as a token names it.
+            let rotated = try JSONSerialization.jsonObject(with: Data(try stack.devPOST("/auth/v1/admin/dev/rotate-signing-key", "{}").utf8)) as? [String: Any]
+            let newKey = try #require(rotated?["kid"] as? String)
+            Thread.sleep(forTimeInterval: 1.2)
+            #expect(try stack.authctl(["token", "--min-valid", "3599"]).status == 0)
+            let second = try stack.authctl(["claims", "--json"])
+            let after = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any]
+            #expect(second.status == 0 && after?["verified"] as? Bool == true && after?["key_id"] as? String == newKey && newKey != firstKey,
+                    "\(second.stdout)")
+            try stack.expectNoSecretPrinted(["claims-password"], besides: [])
+        }
+    }
+
     /// Secure password change: the project wants a code before the password changes. authctl
     /// asks for it on the terminal (here there is none, and it says what to do instead); a
     /// script sends it first and passes it on standard input; a wrong or used code is refused.

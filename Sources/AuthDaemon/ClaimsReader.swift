@@ -1,0 +1,77 @@
+import AuthCore
+import Foundation
+import Logging
+
+/// The claims of a profile's access token, and whether they hold without asking the server:
+/// checked against the project's published signing keys (its JWKS), fetched and cached by
+/// `KeySetCache`'s rules. What auth-js's `getClaims` does, for every app at once.
+public actor ClaimsReader {
+    /// What a token says and how far it was checked.
+    public struct Report: Sendable, Equatable {
+        /// The claims, as the token carries them (a JSON object).
+        public var claims: Data
+        /// The token's `alg`.
+        public var algorithm: String
+        /// The token's `kid`, when it names one.
+        public var keyID: String?
+        /// True when the signature holds under a published key and the token has not expired.
+        public var verified: Bool
+        /// How it was checked, or why it could not be.
+        public var detail: String
+    }
+
+    private let api: any GoTrueAPI
+    private let clock: any WallClock
+    private let logger: Logger
+    private var cache = KeySetCache()
+
+    /// Creates a reader that fetches keys through `api`.
+    public init(api: any GoTrueAPI, clock: any WallClock, logger: Logger) {
+        self.api = api
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The report for `accessToken`; nil when it is not a JWT at all.
+    public func report(for accessToken: String) async -> Report? {
+        guard let token = CompactJWT(accessToken) else { return nil }
+        let algorithm = String(token.algorithm.prefix(16))
+        func report(_ verified: Bool, _ detail: String) -> Report {
+            Report(claims: token.claims, algorithm: algorithm, keyID: token.keyID.map { String($0.prefix(128)) }, verified: verified, detail: detail)
+        }
+        guard ["ES256", "RS256"].contains(token.algorithm) else {
+            if token.algorithm.hasPrefix("HS") {
+                return report(false, "signed with the project's shared JWT secret (\(algorithm)), which only the server holds: not verifiable here (a project with asymmetric signing keys has its tokens verified locally)")
+            }
+            return report(false, "signed with \(algorithm), which authd does not verify")
+        }
+        guard let kid = token.keyID else { return report(false, "the token names no signing key (kid)") }
+        let claimed = (try? JSONSerialization.jsonObject(with: token.claims)) as? [String: Any]
+        let issuedAt = (claimed?["iat"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
+        var lookup = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
+        var fetchProblem: String?
+        if lookup == .fetch {
+            // Marked before the wait, so that requests meanwhile do not fetch the set again.
+            cache.fetchStarting(now: clock.now())
+            do {
+                let published = try await api.keySet()
+                cache.fetched(published, now: clock.now())
+                logger.debug("fetched the project's signing keys", metadata: ["jwks.keys": "\(published.keySet.keys.count)"])
+            } catch {
+                fetchProblem = error.localizedDescription
+                logger.info("cannot fetch the project's signing keys", metadata: ["error": "\(error.localizedDescription)"])
+            }
+            lookup = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
+        }
+        guard case .key(let key) = lookup else {
+            if let fetchProblem { return report(false, "the project's signing keys could not be fetched: \(fetchProblem)") }
+            return report(false, "the project does not publish the key \(kid.prefix(128)) the token names (JWKS)")
+        }
+        do { try TokenSignatureCheck.check(token, with: key) } catch { return report(false, error.description) }
+        if let expiry = (claimed?["exp"] as? NSNumber)?.doubleValue, expiry <= clock.now().timeIntervalSince1970 {
+            return report(false, "the signature holds, but the token has expired")
+        }
+        return report(true, "signature checked with the project's published key \(kid.prefix(128)) (\(algorithm))")
+    }
+
+}
