@@ -112,6 +112,14 @@ enum DaemonMethods {
             return try await apps.decide(app: parameters.app, profile: profile.profile, decision: decision, caller: connection.client)
         }
 
+        table.register(Methods.SetDefaultProfile.self, for: .userTool) { parameters, _ throws(RPCErrorObject) in
+            guard let name = parameters.profile else {
+                throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'profile' names the profile to make the default")
+            }
+            let previous = try registry.makeDefault(name)
+            return .init(defaultProfile: registry.defaultProfile, previous: previous)
+        }
+
         registerAccountMethods(&table, registry: registry)
         registerReauthenticate(&table, registry: registry)
         registerClaims(&table, registry: registry)
@@ -127,7 +135,7 @@ enum DaemonMethods {
             return
         case .userTool:
             guard apps.isUserTool(client) else {
-                throw .application(.accessDenied, "only authctl can see, allow or deny apps: run 'authctl apps'")
+                throw .application(.accessDenied, "only authctl can see, allow or deny apps or change the default profile: run 'authctl apps' or 'authctl profile default'")
             }
         case .profileUsers:
             if apps.isUserTool(client) { return }

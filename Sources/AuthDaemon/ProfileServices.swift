@@ -1,5 +1,6 @@
 import AuthProtocol
 import ServiceLifecycle
+import Synchronization
 
 /// Everything the daemon runs for one profile: the session's life (`SessionDriver`), the calls
 /// to the server on the user's behalf (`AccountOperations`) and the browser sign-ins
@@ -39,13 +40,27 @@ public struct ProfileServices: Service {
 public struct ProfileRegistry: Sendable {
     /// The profiles by name.
     public let byName: [String: ProfileServices]
+    /// The default, shared by every copy of the registry: `authctl profile default` changes it
+    /// while the daemon runs.
+    private let chosenDefault: DefaultProfileChoice
+
     /// The profile used when a request names none.
-    public let defaultProfile: String
+    public var defaultProfile: String { chosenDefault.name.withLock { $0 } }
 
     /// Creates a registry.
     public init(profiles: [ProfileServices], defaultProfile: String) {
         self.byName = Dictionary(uniqueKeysWithValues: profiles.map { ($0.profile, $0) })
-        self.defaultProfile = defaultProfile
+        self.chosenDefault = DefaultProfileChoice(name: Mutex(defaultProfile))
+    }
+
+    /// Makes `name`, one of the profiles served, the default for requests that name none from
+    /// now on; returns the one it replaces. Subscriptions made without a profile keep theirs.
+    public func makeDefault(_ name: String) throws(RPCErrorObject) -> String {
+        let chosen = try profile(name).profile
+        return chosenDefault.name.withLock { current in
+            defer { current = chosen }
+            return current
+        }
     }
 
     /// Every profile, in name order.
@@ -54,7 +69,8 @@ public struct ProfileRegistry: Sendable {
     /// Every profile's session driver, in name order.
     public var sessions: [SessionDriver] { profiles.map(\.session) }
 
-    /// The profile `name` (or the default one), or the error to answer.
+    /// The profile `name` (or the default one), or the error to answer. A profile added to the
+    /// configuration since the daemon started is not served until it restarts.
     public func profile(_ name: String?) throws(RPCErrorObject) -> ProfileServices {
         let wanted = name ?? defaultProfile
         guard let profile = byName[wanted] else {
@@ -62,4 +78,10 @@ public struct ProfileRegistry: Sendable {
         }
         return profile
     }
+}
+
+/// The default profile's name, in one place all copies of a `ProfileRegistry` share.
+final class DefaultProfileChoice: Sendable {
+    let name: Mutex<String>
+    init(name: consuming Mutex<String>) { self.name = name }
 }

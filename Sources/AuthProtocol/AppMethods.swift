@@ -55,6 +55,27 @@ extension Methods {
         }
     }
 
+    /// `profiles.setDefault`: make `profile` the default for requests that name none, at once
+    /// (what `authctl profile default` does after writing config.toml). Accepted only from
+    /// `authctl` installed beside authd.
+    public enum SetDefaultProfile: RPCMethod {
+        public static let name = "profiles.setDefault"
+        public typealias Parameters = ProfileParameters
+        /// The default now and before.
+        public struct Result: Codable, Sendable, Equatable {
+            /// The default profile from now on.
+            public var defaultProfile: String
+            /// The one it replaced.
+            public var previous: String
+            /// Creates a result.
+            public init(defaultProfile: String, previous: String) {
+                self.defaultProfile = defaultProfile
+                self.previous = previous
+            }
+            enum CodingKeys: String, CodingKey { case defaultProfile = "default_profile", previous }
+        }
+    }
+
     /// `apps.decide`: allow or deny an app a profile's tokens; remembered across restarts.
     /// Accepted only from `authctl` installed beside authd.
     public enum DecideApp: RPCMethod {

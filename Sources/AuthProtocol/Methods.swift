@@ -17,7 +17,7 @@ public enum Methods {
         Hello.name, Status.name, Token.name, SignInWithPassword.name, SignOut.name, Subscribe.name, CheckServer.name,
         SignUp.name, SendCode.name, VerifyCode.name, SignInWithIdToken.name, MakeNonce.name,
         OAuthBegin.name, OAuthComplete.name, OAuthWait.name, GetUser.name, UpdateUser.name, Reauthenticate.name, Claims.name,
-        ListApps.name, DecideApp.name,
+        ListApps.name, DecideApp.name, SetDefaultProfile.name,
     ]
 
     /// `hello`: the version handshake.

@@ -1,5 +1,7 @@
 import ArgumentParser
 import AuthConfig
+import AuthdClient
+import AuthProtocol
 import Foundation
 
 /// `authctl profile`: the Supabase projects authd knows, kept in config.toml.
@@ -38,14 +40,15 @@ struct Profile: ParsableCommand {
             }
         }
 
-        /// Applies `edit` to the file and says what to do next.
-        func apply(_ done: String, _ edit: (String) throws(ConfigurationError) -> String) throws {
+        /// Applies `edit` to the file and says so, with how to apply it unless the caller does.
+        func apply(_ done: String, tellingHowToApply: Bool = true, _ edit: (String) throws(ConfigurationError) -> String) throws {
             let edited: String
             do { edited = try edit(try read()) } catch let error as ConfigurationError {
                 throw Failure(error.localizedDescription, .failure)
             }
             try write(edited)
-            FileHandle.standardError.write(Data("\(done) in \(path). Restart authd to apply: systemctl --user restart authd\n".utf8))
+            let next = tellingHowToApply ? " Restart authd to apply: systemctl --user restart authd" : ""
+            FileHandle.standardError.write(Data("\(done) in \(path).\(next)\n".utf8))
         }
     }
 
@@ -113,15 +116,31 @@ struct Profile: ParsableCommand {
     }
 
     struct Default: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a profile the default.")
+        static let configuration = CommandConfiguration(
+            abstract: "Make a profile the default.",
+            discussion: "Written to config.toml and, when authd runs, applied at once: requests that name no profile go to it from then on.")
         @OptionGroup var file: FileOptions
+        @Option(help: "The daemon's socket (default: $AUTHD_SOCKET or $XDG_RUNTIME_DIR/authd/authd.sock).")
+        var socket: String?
         @Argument(help: "The profile to use when none is named.")
         var name: String
 
         func run() throws {
             try runReporting {
-                try file.apply("Made \(name) the default profile") { text throws(ConfigurationError) in
+                try file.apply("Made \(name) the default profile", tellingHowToApply: false) { text throws(ConfigurationError) in
                     try ProfileFileEditor.settingDefault(name: name, in: text)
+                }
+                // The running daemon switches now; one that is not running reads the file when it starts.
+                let connection: AuthdConnection
+                do { connection = try AuthdConnection.connect(socketPath: socket) } catch AuthdError.daemonUnavailable {
+                    note("authd is not running; it uses \(name.escapedForTerminal) when it starts.")
+                    return
+                }
+                do {
+                    let switched = try connection.call(Methods.SetDefaultProfile.self, ProfileParameters(profile: name), timeout: 30)
+                    note("authd now uses \(switched.defaultProfile.escapedForTerminal) when no profile is named (it was \(switched.previous.escapedForTerminal)).")
+                } catch AuthdError.unknownProfile {
+                    note("authd does not serve \(name.escapedForTerminal) yet (it was added since it started): systemctl --user restart authd")
                 }
             }
         }

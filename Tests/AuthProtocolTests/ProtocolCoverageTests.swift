@@ -28,6 +28,7 @@ import Testing
         Methods.Claims.name: ("request-claims", "result-claims"),
         Methods.ListApps.name: ("request-apps-list", "result-apps-list"),
         Methods.DecideApp.name: ("request-apps-decide", "result-apps-decide"),
+        Methods.SetDefaultProfile.name: ("request-profiles-set-default", "result-profiles-set-default"),
     ]
 
     /// Every event name the daemon sends, and its fixture.

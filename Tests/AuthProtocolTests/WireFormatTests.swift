@@ -157,6 +157,11 @@ struct FixtureMissing: Error { let name: String }
         #expect(try JSONDecoder().decode(RPCResponse<R>.self, from: try WireFormatTests.fixture(fixture)).result == result)
     }
 
+    @Test func theDefaultProfileSwitched() throws {
+        try pin(request: Methods.SetDefaultProfile.name, ProfileParameters(profile: "work"), id: 33, "request-profiles-set-default")
+        try pin(result: Methods.SetDefaultProfile.Result(defaultProfile: "work", previous: "default"), id: 33, "result-profiles-set-default")
+    }
+
     @Test func claimsAndHowTheyWereChecked() throws {
         try pin(request: Methods.Claims.name, ProfileParameters(profile: "work"), id: 32, "request-claims")
         let claims: JSONValue = .object([

@@ -55,7 +55,7 @@ struct AppAccessTests {
             // Another program of the user cannot let itself in.
             let impostor = try self.python(stack, "apps.decide", #"{"app":"\#(executable)","decision":"allow"}"#, name: "impostor")
             #expect(impostor.waitForOutput { $0.contains("error") })
-            #expect(impostor.stdout.contains("only authctl can see, allow or deny apps"))
+            #expect(impostor.stdout.contains("only authctl can see, allow or deny apps or change the default profile"))
 
             // authctl allows it by the name on $PATH; the waiting request is answered at once.
             var plainPath = stack.environment

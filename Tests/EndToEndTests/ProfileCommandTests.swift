@@ -42,7 +42,19 @@ struct ProfileCommandTests {
             let other = try stack.authctl(["status", "--json", "--profile", work])
             #expect(other.stdout.contains("\"profile\":\"\(work)\""), "\(other.stdout) \(other.stderr)")
 
+            // The running daemon switches at once: no restart.
+            let switched = try stack.authctl(["profile", "default", work])
+            #expect(switched.status == 0 && switched.stderr.contains("authd now uses \(work) when no profile is named (it was \(home))"),
+                    "\(switched.stderr)")
+            #expect(try stack.statusJSON()["profile"] as? String == work)
+            #expect(daemon.process.isRunning)
+            let later = try stack.authctl(["profile", "add", "later-\(stack.profile)", "--url", stack.serverURL, "--anon-key", "e2e-anon-key"])
+            #expect(later.status == 0)
+            let notYet = try stack.authctl(["profile", "default", "later-\(stack.profile)"])
+            #expect(notYet.status == 0 && notYet.stderr.contains("does not serve later-\(stack.profile) yet"), "\(notYet.stderr)")
+            #expect(try stack.statusJSON()["profile"] as? String == work, "an unknown profile left the default alone")
             #expect(try stack.authctl(["profile", "default", work]).status == 0)
+            #expect(try stack.authctl(["profile", "remove", "later-\(stack.profile)"]).status == 0)
             #expect(try stack.authctl(["profile", "remove", home]).status == 0)
             let after = try stack.authctl(["profile", "list"]).stdout
             #expect(after.contains("* \(work)"))
