@@ -19,8 +19,8 @@ public final class AuthdClient: Sendable {
     /// The profile this client asks about; nil means authd's default profile.
     public let profile: String?
     private let greeter: DaemonGreeter
-    private let lane: BlockingLane
-    private let link: DaemonLink
+    let lane: BlockingLane
+    let link: DaemonLink
     private let lastHello: HelloRecord
 
     private init(profile: String?, greeter: DaemonGreeter, lane: BlockingLane, link: DaemonLink, hello: HelloRecord) {

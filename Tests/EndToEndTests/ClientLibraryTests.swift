@@ -113,6 +113,44 @@ struct ClientLibraryTests {
         try stack.expectNoSecretPrinted([token.value, "act-password"], besides: [unit])
     }
 
+    /// The typed calls for signing in and for the user, against a project with its CAPTCHA on,
+    /// asymmetric signing keys and secure password change.
+    @Test func typedCallsSignInBehindACaptchaVerifyClaimsAndChangeAPasswordWithACode() async throws {
+        let stack = try Stack(name: "lib-typed")
+        defer { stack.tearDown() }
+        try await offPool {
+            try stack.startDevServer(lifetime: 3600, extra: ["--captcha-token", "lib-captcha", "--signing-algorithm", "RS256"])
+            try stack.startDaemon()
+        }
+        let client = try await AuthdClient.connect(socketPath: stack.socketPath)
+        let email = "lib-typed@example.com", password = "lib-typed-password", newPassword = "lib-typed-password-2"
+        do { _ = try await client.signUp(email: email, password: password); Issue.record("signed up without the CAPTCHA") } catch {
+            guard case .signInRefused(let message) = error else { Issue.record("got \(error)"); return }
+            #expect(message.contains("--captcha-token-file"))
+        }
+        let created = try await client.signUp(email: email, password: password, captchaToken: "lib-captcha")
+        #expect(created.status.state == "signed_in" && !created.confirmationSent)
+        let claims = try await client.claims()
+        #expect(claims.verified && claims.algorithm == "RS256" && claims.claims["email"]?.stringValue == email, "\(claims.detail)")
+
+        #expect(try await client.signOut().status.state == "signed_out")
+        do { _ = try await client.signIn(email: email, password: password); Issue.record("signed in without the CAPTCHA") } catch {
+            guard case .signInRefused = error else { Issue.record("got \(error)"); return }
+        }
+        #expect(try await client.signIn(email: email, password: password, captchaToken: "lib-captcha").state == "signed_in")
+
+        _ = try await offPool { try stack.devPOST("/auth/v1/admin/dev/settings", #"{"update_password_require_reauthentication":true,"reauthentication_window":0}"#) }
+        do { _ = try await client.updateUser(password: newPassword); Issue.record("changed the password without a code") } catch {
+            guard case .rejected(let reason, _) = error else { Issue.record("got \(error)"); return }
+            #expect(reason == "reauthentication_needed")
+        }
+        #expect(try await client.reauthenticate() == .init(sentTo: email, channel: "email"))
+        let code = try await offPool { try stack.outboxCode(to: email, type: "reauthentication") }
+        #expect(try await client.updateUser(password: newPassword, nonce: code).user["email"]?.stringValue == email)
+        #expect(try await client.user().user["email"]?.stringValue == email)
+        try stack.expectNoSecretPrinted([password, newPassword, code], besides: [])
+    }
+
     @Test func typedErrorsSayWhatToDo() async throws {
         let stack = try Stack(name: "lib-errors")
         defer { stack.tearDown() }

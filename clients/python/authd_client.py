@@ -27,7 +27,7 @@ from typing import Any, Iterator, Optional
 __all__ = [
     "PROTOCOL_VERSION", "connect", "Client", "Token", "Event", "AuthdError", "NotSignedIn", "Offline",
     "AccessDenied", "DaemonUnavailable", "KeyringUnavailable", "UnknownProfile", "TimedOut", "Rejected",
-    "ProtocolError", "ForeignDaemon", "ProtocolVersionWarning", "socket_path",
+    "SignInRefused", "ProtocolError", "ForeignDaemon", "ProtocolVersionWarning", "socket_path",
 ]
 
 #: The protocol version this module speaks (``major.minor``).
@@ -88,6 +88,13 @@ class Rejected(AuthdError):
     """authd refused the request for another reason (see ``reason``)."""
 
 
+class SignInRefused(Rejected):
+    """The server refused a sign-in: wrong password or code, a refused ID token, a CAPTCHA token
+    missing or refused (``reason`` says which); the message says what to do."""
+
+    exit_status = 5
+
+
 class ProtocolError(AuthdError):
     """authd sent something this module cannot read."""
 
@@ -116,6 +123,8 @@ _BY_REASON = {
     "not_signed_in": NotSignedIn, "offline": Offline, "server_error": Offline, "rate_limited": Offline,
     "access_denied": AccessDenied, "keyring_unavailable": KeyringUnavailable, "unknown_profile": UnknownProfile,
     "busy": DaemonUnavailable, "app_denied": AccessDenied,
+    "invalid_credentials": SignInRefused, "sign_in_rejected": SignInRefused, "captcha_required": SignInRefused,
+    "code_rejected": SignInRefused, "id_token_rejected": SignInRefused,
 }
 #: Reasons of the last line authd sends on a connection it closes; the call is sent again on a new one.
 _CONNECTION_CLOSED = ("idle_timeout", "too_slow")
@@ -353,6 +362,58 @@ class Client:
     def status(self) -> dict:
         """The profile's state (no token): ``state``, ``user``, ``expires_at``, ``server``, …"""
         return self._call("session.status", self._params(), timeout=300)
+
+    # Signing in and the signed-in user. Refusals by the server raise SignInRefused, whose message
+    # says what to do (a CAPTCHA-protected project's missing token included).
+
+    def sign_in(self, email: str, password: str, captcha_token: Optional[str] = None) -> dict:
+        """Email and password sign-in; ``captcha_token`` for a project with a CAPTCHA. Returns the status."""
+        return self._call("session.signInWithPassword", self._params(email=email, password=password, captcha_token=captcha_token), 120)
+
+    def sign_up(self, password: str, email: Optional[str] = None, phone: Optional[str] = None, data: Optional[dict] = None,
+                captcha_token: Optional[str] = None) -> dict:
+        """Creates an account: ``status``, ``confirmation_sent`` (then ``verify_code``), ``sent_to``."""
+        params = self._params(email=email, phone=phone, password=password, data=data, captcha_token=captcha_token)
+        return self._call("session.signUp", params, 120)
+
+    def send_code(self, email: Optional[str] = None, phone: Optional[str] = None, purpose: str = "sign_in",
+                  create_user: bool = False, captcha_token: Optional[str] = None) -> dict:
+        """Has the server send a one-time code (``purpose`` ``sign_in`` or ``recovery``): ``sent_to``, ``channel``."""
+        params = self._params(email=email, phone=phone, purpose=purpose, create_user=create_user, captcha_token=captcha_token)
+        return self._call("session.sendCode", params, 120)
+
+    def verify_code(self, code: str, email: Optional[str] = None, phone: Optional[str] = None, type: Optional[str] = None) -> dict:
+        """Signs in with a code that was sent; returns the status."""
+        return self._call("session.verifyCode", self._params(email=email, phone=phone, code=code, type=type), 120)
+
+    def sign_in_with_id_token(self, provider: str, id_token: str, access_token: Optional[str] = None,
+                              nonce: Optional[str] = None) -> dict:
+        """Signs in with an ID token from Apple or Google (``nonce`` is the raw one); returns the status."""
+        params = self._params(provider=provider, id_token=id_token, access_token=access_token, nonce=nonce)
+        return self._call("session.signInWithIdToken", params, 120)
+
+    def sign_out(self, scope: str = "local") -> dict:
+        """Signs out: ``local``, ``global`` or ``others``."""
+        return self._call("session.signOut", self._params(scope=scope), 120)
+
+    def user(self) -> dict:
+        """The signed-in user as the server describes it."""
+        return self._call("user.get", self._params(), 120)["user"]
+
+    def update_user(self, email: Optional[str] = None, phone: Optional[str] = None, password: Optional[str] = None,
+                    data: Optional[dict] = None, nonce: Optional[str] = None) -> dict:
+        """Changes the signed-in user; ``nonce`` is the code ``reauthenticate`` sent, when the project asks
+        for one (Rejected with reason ``reauthentication_needed``)."""
+        params = self._params(email=email, phone=phone, password=password, data=data, nonce=nonce)
+        return self._call("user.update", params, 120)["user"]
+
+    def reauthenticate(self) -> dict:
+        """Has the server send the code a password change needs: ``sent_to``, ``channel``."""
+        return self._call("user.reauthenticate", self._params(), 120)
+
+    def claims(self) -> dict:
+        """The access token's ``claims`` and whether authd ``verified`` them with the project's keys (never the token)."""
+        return self._call("session.claims", self._params(), 120)
 
     def events(self) -> Iterator[Event]:
         """The profile's events, INITIAL_SESSION first, until the generator is closed.

@@ -39,7 +39,7 @@ def _wait_for(predicate, what: str, timeout: float = 15):
 class Stack:
     """A development server, an authd bound to a socket in a private directory, and authctl."""
 
-    def __init__(self, directory: pathlib.Path, lifetime: int):
+    def __init__(self, directory: pathlib.Path, lifetime: int, server_args=()):
         self.directory = directory
         self.profile = "py-" + uuid.uuid4().hex[:8]
         self.socket = str(directory / "run" / "authd.sock")
@@ -47,7 +47,7 @@ class Stack:
         self.processes = []
         out = directory / "dev-server.out"
         self.server = self._spawn([_binary("authd-dev-server"), "--port", "0", "--anon-key", ANON_KEY,
-                                   "--access-token-lifetime", str(lifetime)], out)
+                                   "--access-token-lifetime", str(lifetime), *server_args], out)
         _wait_for(lambda: "listening on" in out.read_text(), "the development server")
         self.url = out.read_text().split("listening on ", 1)[1].split()[0]
         self.daemon = None
@@ -79,6 +79,14 @@ class Stack:
         login = self.authctl("login", "--email", email, "--password-stdin", input=password + "\n")
         assert login.returncode == 0, login.stderr
 
+    def admin(self, path: str, body=None):
+        """The development server's admin endpoints: POST ``body`` as JSON, or GET without one."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + "/auth/v1/admin/dev/" + path, data=data, method="GET" if body is None else "POST",
+                                         headers={"Content-Type": "application/json"})
+        text = urllib.request.urlopen(request, timeout=10).read()
+        return json.loads(text) if text else None
+
     def output(self) -> str:
         return "\n".join(path.read_text() for path in self.directory.glob("*.log")) + (self.directory / "dev-server.out").read_text()
 
@@ -98,10 +106,10 @@ def stack_factory():
     directory = pathlib.Path(tempfile.mkdtemp(prefix="authd-py-"))
     os.chmod(directory, 0o700)
 
-    def make(lifetime: int = 3600) -> Stack:
+    def make(lifetime: int = 3600, *server_args) -> Stack:
         path = directory / str(len(stacks))
         path.mkdir(mode=0o700)
-        stack = Stack(path, lifetime)
+        stack = Stack(path, lifetime, server_args)
         stacks.append(stack)
         return stack
 

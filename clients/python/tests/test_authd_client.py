@@ -257,3 +257,35 @@ def test_the_golden_token_request_and_answers(tmp_path):
     assert str(raised.value) == _fixture("error-not-signed-in")["error"]["message"]
     client.close()
     listener.close()
+
+
+def test_typed_calls_sign_in_behind_a_captcha_verify_claims_and_change_a_password_with_a_code(stack_factory):
+    stack = stack_factory(3600, "--captcha-token", "py-captcha", "--signing-algorithm", "ES256")
+    stack.start_daemon()
+    client = authd_client.connect(socket_path=stack.socket)
+    email, password, new_password = "py-typed@example.com", "py-typed-password", "py-typed-password-2"
+    with pytest.raises(authd_client.SignInRefused, match="--captcha-token-file") as refused:
+        client.sign_up(password, email=email)
+    assert refused.value.reason == "captcha_required" and refused.value.exit_status == 5
+    created = client.sign_up(password, email=email, captcha_token="py-captcha")
+    assert created["status"]["state"] == "signed_in" and not created["confirmation_sent"]
+    claims = client.claims()
+    assert claims["verified"] is True and claims["algorithm"] == "ES256" and claims["claims"]["email"] == email
+    token = client.token()
+    assert token.value not in repr(claims)
+
+    assert client.sign_out()["status"]["state"] == "signed_out"
+    with pytest.raises(authd_client.SignInRefused):
+        client.sign_in(email, password)
+    assert client.sign_in(email, password, captcha_token="py-captcha")["state"] == "signed_in"
+
+    stack.admin("settings", {"update_password_require_reauthentication": True, "reauthentication_window": 0})
+    with pytest.raises(authd_client.Rejected) as needed:
+        client.update_user(password=new_password)
+    assert needed.value.reason == "reauthentication_needed" and not isinstance(needed.value, authd_client.SignInRefused)
+    assert client.reauthenticate() == {"sent_to": email, "channel": "email"}
+    code = [m for m in stack.admin(f"outbox?to={email}")["messages"] if m["type"] == "reauthentication"][-1]["code"]
+    assert client.update_user(password=new_password, nonce=code)["email"] == email
+    assert client.user()["email"] == email
+    for secret in (password, new_password, code, token.value):
+        assert secret not in stack.output()
