@@ -17,6 +17,9 @@ public struct KeySetCache: Sendable, Equatable {
     public static let lifetimes: ClosedRange<TimeInterval> = 60...86_400
     /// The least time between two fetches made for a key the set lacks.
     public static let refetchGap: TimeInterval = 30
+    /// The least time between two fetches even for a token issued since the last one: a server
+    /// whose clock runs ahead must not make every request fetch.
+    public static let minimumGap: TimeInterval = 2
 
     /// What `lookup` found.
     public enum Lookup: Sendable, Equatable {
@@ -32,6 +35,8 @@ public struct KeySetCache: Sendable, Equatable {
     private var fetchedAt: Date?
     private var lifetime = KeySetCache.defaultLifetime
     private var lastAttempt: Date?
+    /// The key the last fetch was made for: a token naming it again waits for `refetchGap`.
+    private var fetchedFor: String?
 
     /// An empty cache.
     public init() {}
@@ -41,14 +46,15 @@ public struct KeySetCache: Sendable, Equatable {
     public func lookup(kid: String, issuedAt: Date?, now: Date) -> Lookup {
         let known = keySet.key(id: kid)
         if let known, let fetchedAt, now >= fetchedAt, now < fetchedAt.addingTimeInterval(lifetime) { return .key(known) }
-        guard let lastAttempt else { return .fetch }
+        guard let lastAttempt, now >= lastAttempt else { return .fetch } // a clock set back counts as long ago
+        let since = now.timeIntervalSince(lastAttempt)
         // A token issued since the last fetch may name a key published since (`iat` is whole
-        // seconds, hence the second of slack). A fetch can only follow it once.
-        if known == nil, let issuedAt, issuedAt >= lastAttempt.addingTimeInterval(-1) { return .fetch }
-        // Otherwise fetch once the gap has passed (a clock set back counts as long ago).
-        if now >= lastAttempt, now < lastAttempt.addingTimeInterval(Self.refetchGap) {
-            return known.map(Lookup.key) ?? .missing
+        // seconds, hence the second of slack; an `iat` ahead of our clock counts as now). A fetch
+        // follows it once per key, and never sooner than `minimumGap` after the last.
+        if known == nil, kid != fetchedFor, let issuedAt, min(issuedAt, now) > lastAttempt.addingTimeInterval(-1), since >= Self.minimumGap {
+            return .fetch
         }
+        if since < Self.refetchGap { return known.map(Lookup.key) ?? .missing }
         return .fetch
     }
 
@@ -60,10 +66,12 @@ public struct KeySetCache: Sendable, Equatable {
         lifetime = Self.lifetime(cacheControl: published.cacheControl)
     }
 
-    /// A fetch starts at `now`: until it ends, and for `refetchGap` after, lookups use the keys
-    /// known so far rather than fetch again. A fetch that fails leaves those keys in use.
-    public mutating func fetchStarting(now: Date) {
+    /// A fetch starts at `now`, for a token naming `kid`: until it ends, and for `refetchGap`
+    /// after, lookups use the keys known so far rather than fetch again. A fetch that fails
+    /// leaves those keys in use.
+    public mutating func fetchStarting(now: Date, for kid: String? = nil) {
         lastAttempt = now
+        fetchedFor = kid
     }
 
     /// The `max-age` of a `Cache-Control` header, kept within `lifetimes`; `defaultLifetime`

@@ -24,6 +24,8 @@ public actor ClaimsReader {
     private let clock: any WallClock
     private let logger: Logger
     private var cache = KeySetCache()
+    /// The fetch under way, which every request that needs the keys meanwhile waits for.
+    private var fetching: Task<Result<PublishedKeySet, ServerFailure>, Never>?
 
     /// Creates a reader that fetches keys through `api`.
     public init(api: any GoTrueAPI, clock: any WallClock, logger: Logger) {
@@ -50,25 +52,47 @@ public actor ClaimsReader {
         let issuedAt = (claimed?["iat"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
         var lookup = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
         var fetchProblem: String?
-        if lookup == .fetch {
-            // Marked before the wait, so that requests meanwhile do not fetch the set again.
-            cache.fetchStarting(now: clock.now())
-            do {
-                let published = try await api.keySet()
+        if case .key = lookup {
+            // Known and fresh: nothing to wait for.
+        } else if let fetching {
+            // Another request is fetching: its answer serves this one too (applied here as well:
+            // this request may resume before the one that fetched).
+            switch await fetching.value {
+            case .success(let published): cache.fetched(published, now: clock.now())
+            case .failure(let error): fetchProblem = error.localizedDescription
+            }
+            lookup = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
+            if lookup == .fetch { lookup = .missing }
+        } else if lookup == .fetch {
+            // Marked before the wait, so that requests meanwhile wait for this fetch.
+            cache.fetchStarting(now: clock.now(), for: kid)
+            let api = self.api
+            let task = Task { () -> Result<PublishedKeySet, ServerFailure> in
+                do throws(ServerFailure) { return .success(try await api.keySet()) } catch { return .failure(error) }
+            }
+            fetching = task
+            let outcome = await task.value
+            fetching = nil
+            switch outcome {
+            case .success(let published):
                 cache.fetched(published, now: clock.now())
                 logger.debug("fetched the project's signing keys", metadata: ["jwks.keys": "\(published.keySet.keys.count)"])
-            } catch {
+            case .failure(let error):
                 fetchProblem = error.localizedDescription
                 logger.info("cannot fetch the project's signing keys", metadata: ["error": "\(error.localizedDescription)"])
             }
             lookup = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
+            if lookup == .fetch { lookup = .missing }
         }
         guard case .key(let key) = lookup else {
             if let fetchProblem { return report(false, "the project's signing keys could not be fetched: \(fetchProblem)") }
             return report(false, "the project does not publish the key \(kid.prefix(128)) the token names (JWKS)")
         }
         do { try TokenSignatureCheck.check(token, with: key) } catch { return report(false, error.description) }
-        if let expiry = (claimed?["exp"] as? NSNumber)?.doubleValue, expiry <= clock.now().timeIntervalSince1970 {
+        guard let expiry = (claimed?["exp"] as? NSNumber)?.doubleValue, expiry.isFinite else {
+            return report(false, "the signature holds, but the token has no expiry (exp)")
+        }
+        if expiry <= clock.now().timeIntervalSince1970 {
             return report(false, "the signature holds, but the token has expired")
         }
         return report(true, "signature checked with the project's published key \(kid.prefix(128)) (\(algorithm))")

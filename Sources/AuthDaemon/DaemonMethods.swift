@@ -22,6 +22,13 @@ enum DaemonMethods {
             // noted as given a token under the gate's lock.
             guard audience == .tokenTakers, let named = try? registry.profile(profile) else { return false }
             return apps.handOutAtOnce(to: connection.client, profile: named.profile)
+        }, resolveProfile: { audience, profile in
+            // The methods on a profile's session name the default at once; the user tool's keep
+            // their own meaning of none (every profile for apps.list, an error for setDefault).
+            switch audience {
+            case .profileUsers, .tokenTakers: return profile ?? registry.defaultProfile
+            case .everyone, .userTool: return profile
+            }
         })
 
         table.register(Methods.Hello.self, for: .everyone) { _, _ in
@@ -117,7 +124,7 @@ enum DaemonMethods {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'profile' names the profile to make the default")
             }
             let previous = try registry.makeDefault(name)
-            return .init(defaultProfile: registry.defaultProfile, previous: previous)
+            return .init(defaultProfile: name, previous: previous)
         }
 
         registerAccountMethods(&table, registry: registry)

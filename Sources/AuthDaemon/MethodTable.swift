@@ -22,6 +22,10 @@ public struct MethodTable: Sendable {
     /// Whether `admission` would let a caller through at once, without waiting or refusing; when
     /// true, the request counts as let through (the gate notes it).
     public typealias ImmediateAdmission = @Sendable (MethodAudience, String?, ConnectionContext) -> Bool
+    /// The profile a request of `audience` naming `profile` is for, decided once per request
+    /// before admission and handed to the handler too: the default profile can change while a
+    /// request waits to be let in, and the profile let in must be the profile served.
+    public typealias ProfileResolution = @Sendable (MethodAudience, String?) -> String?
     /// What the event loop does with a line: nil when the line is not this method's in the
     /// hand-written codec's shape.
     typealias Immediate = @Sendable (UnsafeRawBufferPointer, ConnectionContext) -> ImmediateAnswer?
@@ -31,12 +35,15 @@ public struct MethodTable: Sendable {
     private var immediates: [Immediate] = []
     private let admission: Admission
     private let immediateAdmission: ImmediateAdmission
+    private let resolveProfile: ProfileResolution
 
     /// Creates an empty table whose methods are guarded by `admission`; `immediateAdmission`
-    /// guards the answers given at once.
-    public init(admission: @escaping Admission, immediateAdmission: @escaping ImmediateAdmission = { _, _, _ in false }) {
+    /// guards the answers given at once; `resolveProfile` names the profile of each request.
+    public init(admission: @escaping Admission, immediateAdmission: @escaping ImmediateAdmission = { _, _, _ in false },
+                resolveProfile: @escaping ProfileResolution = { _, profile in profile }) {
         self.admission = admission
         self.immediateAdmission = immediateAdmission
+        self.resolveProfile = resolveProfile
     }
 
     /// The names with a handler.
@@ -57,7 +64,7 @@ public struct MethodTable: Sendable {
     private mutating func bind<M: RPCMethod>(_ method: M.Type, for audience: MethodAudience,
                                              _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result)
         -> @Sendable (RPCID?, M.Parameters, ConnectionContext) async -> Void {
-        let call = Self.call(M.self, audience: audience, admission: admission, body)
+        let call = Self.call(M.self, audience: audience, admission: admission, resolveProfile: resolveProfile, body)
         audiences[M.name] = audience
         handlers[M.name] = { envelope, connection in
             do throws(RPCErrorObject) {
@@ -78,9 +85,12 @@ public struct MethodTable: Sendable {
                                                        now: @escaping @Sendable (M.Parameters, ConnectionContext) -> M.Result?,
                                                        _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result) {
         let call = bind(M.self, for: audience, body)
-        let immediateAdmission = self.immediateAdmission
+        let immediateAdmission = self.immediateAdmission, resolveProfile = self.resolveProfile
         immediates.append { bytes, connection in
-            guard let (id, parameters) = M.readRequest(bytes) else { return nil }
+            guard let (id, read) = M.readRequest(bytes) else { return nil }
+            var resolved = read
+            resolved.profile = resolveProfile(audience, resolved.profile)
+            let parameters = resolved
             // Admission comes last: when it lets the caller through at once it notes the token
             // handed out, so nothing may fail after it.
             if (try? Self.validate(parameters)) != nil, let result = now(parameters, connection),
@@ -96,11 +106,12 @@ public struct MethodTable: Sendable {
     /// subscriptions, whose acknowledgement must be ordered before the first event).
     public mutating func registerStreaming<M: RPCMethod>(_ method: M.Type, for audience: MethodAudience,
                                                          _ body: @escaping @Sendable (M.Parameters, RPCRequestEnvelope, ConnectionContext) async throws(RPCErrorObject) -> Void) {
-        let admission = self.admission
+        let admission = self.admission, resolveProfile = self.resolveProfile
         audiences[M.name] = audience
         handlers[M.name] = { envelope, connection in
             do throws(RPCErrorObject) {
-                let parameters = try Self.decode(M.Parameters.self, envelope)
+                var parameters = try Self.decode(M.Parameters.self, envelope)
+                parameters.profile = resolveProfile(audience, parameters.profile)
                 try Self.validate(parameters)
                 try await admission(audience, parameters.profile, connection)
                 try await body(parameters, envelope, connection)
@@ -125,10 +136,13 @@ public struct MethodTable: Sendable {
     /// The steps after decoding, the same for every way a request comes in: validation,
     /// admission, the body, and the answer (none for a notification, which has no id).
     private static func call<M: RPCMethod>(_ method: M.Type, audience: MethodAudience, admission: @escaping Admission,
+                                           resolveProfile: @escaping ProfileResolution,
                                            _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result)
         -> @Sendable (RPCID?, M.Parameters, ConnectionContext) async -> Void {
-        { id, parameters, connection in
+        { id, given, connection in
             let reply: Data
+            var parameters = given
+            parameters.profile = resolveProfile(audience, parameters.profile)
             do throws(RPCErrorObject) {
                 try validate(parameters)
                 try await admission(audience, parameters.profile, connection)

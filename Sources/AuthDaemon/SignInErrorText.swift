@@ -22,6 +22,9 @@ enum SignInErrorText {
         switch failure {
         case .session(let failure): return StatusMapper.error(failure)
         case .server(let failure):
+            if case .http(429, "over_email_send_rate_limit", let message, _) = failure {
+                return .application(.requestRejected, "a code was sent moments ago; use that one, or ask again later (\(message.prefix(200)))")
+            }
             if let common = transportError(failure) { return common }
             guard case .http(_, let code, let message, _) = failure else { return .application(.serverError, failure.localizedDescription) }
             switch code {
@@ -31,7 +34,7 @@ enum SignInErrorText {
             case "phone_exists": return .application(.requestRejected, "another account already uses that phone number")
             case "reauthentication_needed":
                 return .application(.reauthenticationNeeded, "the project asks for a code before the password changes: 'authctl user update --password' asks for it (in the API: user.reauthenticate, then user.update with the code as 'nonce')")
-            case "reauthentication_not_valid":
+            case "reauthentication_not_valid", "otp_expired":
                 return .application(.codeRejected, "the code is wrong, has expired or was already used: ask for a new one with 'authctl user reauthenticate' (user.reauthenticate) and use it within its lifetime")
             default: return .application(.requestRejected, "the server refused the change: \(message)\(code.map { " (\($0))" } ?? "")")
             }

@@ -43,7 +43,9 @@ enum TokenSignatureCheck {
                 throw .badKey("an RS256 key needs n and e")
             }
             let publicKey: _RSA.Signing.PublicKey
-            do { publicKey = try _RSA.Signing.PublicKey(n: n, e: e) } catch { throw .badKey("n and e do not make an RSA key of 2048 bits or more") }
+            do { publicKey = try _RSA.Signing.PublicKey(n: n, e: e) } catch { throw .badKey("n and e do not make an RSA key") }
+            // BoringSSL takes keys down to 512 bits; Supabase's are 2048.
+            guard publicKey.keySizeInBits >= 2048 else { throw .badKey("an RSA key of \(publicKey.keySizeInBits) bits is too weak (2048 or more)") }
             let signature = _RSA.Signing.RSASignature(rawRepresentation: token.signature)
             guard publicKey.isValidSignature(signature, for: SHA256.hash(data: token.signingInput), padding: .insecurePKCS1v1_5) else {
                 throw .badSignature

@@ -2,14 +2,18 @@
 /// decide who may call a method on which profile before it runs, in one place.
 public protocol ProfileScoped: Sendable {
     /// The profile the request is for; nil for the default one (or for a method that concerns
-    /// no profile).
-    var profile: String? { get }
+    /// no profile). Settable so that the daemon names the default once per request, for its
+    /// admission and its handler alike.
+    var profile: String? { get set }
 }
 
 extension ProfileParameters: ProfileScoped {}
 extension Methods.Hello.Parameters: ProfileScoped {
-    /// `hello` concerns no profile.
-    public var profile: String? { nil }
+    /// `hello` concerns no profile: always nil.
+    public var profile: String? {
+        get { nil }
+        set {} // nothing to keep: hello is answered the same for every profile
+    }
 }
 extension Methods.Token.Parameters: ProfileScoped {}
 extension Methods.SignInWithPassword.Parameters: ProfileScoped {}

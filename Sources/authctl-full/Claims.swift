@@ -9,8 +9,8 @@ struct Claims: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the access token's claims (user, role, aal, expiry) and whether they were verified with the project's keys.",
         discussion: """
-        Tokens of a project with asymmetric JWT signing keys (ES256, RS256) are checked against the keys it publishes \\
-        (/auth/v1/.well-known/jwks.json, cached as the server says); HS256 tokens are signed with a secret only the \\
+        Tokens of a project with asymmetric JWT signing keys (ES256, RS256) are checked against the keys it publishes \
+        (/auth/v1/.well-known/jwks.json, cached as the server says); HS256 tokens are signed with a secret only the \
         server holds and are shown unverified. Exit 0 when verified, 1 when not.
         """)
 

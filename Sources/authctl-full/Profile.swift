@@ -141,6 +141,9 @@ struct Profile: ParsableCommand {
                     note("authd now uses \(switched.defaultProfile.escapedForTerminal) when no profile is named (it was \(switched.previous.escapedForTerminal)).")
                 } catch AuthdError.unknownProfile {
                     note("authd does not serve \(name.escapedForTerminal) yet (it was added since it started): systemctl --user restart authd")
+                } catch {
+                    // An authd older than this authctl, or this is not the authctl installed with it.
+                    note("authd did not switch (\(error.localizedDescription.escapedForTerminal)); restart it to apply: systemctl --user restart authd")
                 }
             }
         }

@@ -13,6 +13,14 @@ enum SecretReader {
         return line
     }
 
+    /// Whether there is a controlling terminal to ask on.
+    static var hasTerminal: Bool {
+        let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }
+
     /// A line typed on the controlling terminal after `prompt`; `otherwise` says how to pass
     /// it when there is no terminal.
     static func fromTerminal(prompt: String, echo: Bool, otherwise: String) throws -> String {

@@ -82,7 +82,12 @@ struct UserCommand: ParsableCommand {
                     result = try connection.call(Methods.UpdateUser.self, changes, timeout: 60)
                 } catch AuthdError.rejected(reason: ErrorReason.reauthenticationNeeded.rawValue?, _) where newPassword != nil && !codeStdin {
                     // Secure password change: a code first. Asked on the terminal; a script sends
-                    // it beforehand (`user reauthenticate`) and passes it with --code-stdin.
+                    // it beforehand (`user reauthenticate`) and passes it with --code-stdin. No code
+                    // is sent without a terminal to type it on: GoTrue sends one a minute at most,
+                    // and the script's own `user reauthenticate` would then be refused.
+                    guard SecretReader.hasTerminal else {
+                        throw Failure("the project asks for a code before the password changes: send one with 'authctl user reauthenticate', then give the new password and the code on two lines of standard input with --password-stdin --code-stdin", .failure)
+                    }
                     let sent = try connection.call(Methods.Reauthenticate.self, ProfileParameters(profile: global.profile), timeout: 60)
                     note("The project asks for a code before the password changes; one was sent to \(Reauthenticate.destination(sent)).")
                     changes.nonce = try SecretReader.fromTerminal(

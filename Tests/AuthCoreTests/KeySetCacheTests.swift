@@ -28,11 +28,31 @@ import Testing
         #expect(cache.lookup(kid: "b", issuedAt: t0, now: t0.addingTimeInterval(41)) == .missing)
         #expect(cache.lookup(kid: "made-up", issuedAt: nil, now: t0.addingTimeInterval(69)) == .missing)
         #expect(cache.lookup(kid: "made-up", issuedAt: nil, now: t0.addingTimeInterval(70)) == .fetch)
-        // ... but a token issued since the last fetch may name a key published since: at once,
-        // and once only (the fetch then is newer than the token).
+        // ... but a token issued since the last fetch may name a key published since: fetched
+        // once the least gap has passed, and once only (the fetch then is newer than the token).
+        #expect(cache.lookup(kid: "b", issuedAt: t0.addingTimeInterval(41), now: t0.addingTimeInterval(41.5)) == .missing)
         #expect(cache.lookup(kid: "b", issuedAt: t0.addingTimeInterval(41), now: t0.addingTimeInterval(42)) == .fetch)
-        cache.fetchStarting(now: t0.addingTimeInterval(42.5))
-        #expect(cache.lookup(kid: "b", issuedAt: t0.addingTimeInterval(41), now: t0.addingTimeInterval(43)) == .missing)
+        cache.fetchStarting(now: t0.addingTimeInterval(42.5), for: "b")
+        #expect(cache.lookup(kid: "b", issuedAt: t0.addingTimeInterval(41), now: t0.addingTimeInterval(45)) == .missing)
+    }
+
+    @Test func aServerClockAheadCannotMakeEveryRequestFetch() {
+        var cache = KeySetCache()
+        cache.fetched(published(["a"]), now: t0)
+        // A token claims to be issued two minutes in the future and names a key never published:
+        // it is fetched for once, then once per gap, however often it is asked about.
+        var fetches = 0
+        for second in stride(from: 31.0, through: 130, by: 1) {
+            let now = t0.addingTimeInterval(second)
+            if cache.lookup(kid: "b", issuedAt: now.addingTimeInterval(120), now: now) == .fetch {
+                fetches += 1
+                cache.fetchStarting(now: now, for: "b")
+            }
+        }
+        #expect(fetches == 4, "\(fetches) fetches in 100 s") // at 31 s, then every 30 s
+        // An iat ahead counts as now: right after a fetch a token cannot be newer than it.
+        cache.fetchStarting(now: t0.addingTimeInterval(200), for: "c")
+        #expect(cache.lookup(kid: "d", issuedAt: t0.addingTimeInterval(500), now: t0.addingTimeInterval(200.5)) == .missing)
     }
 
     @Test func whenAFetchFailsTheKnownKeysStayInUse() {

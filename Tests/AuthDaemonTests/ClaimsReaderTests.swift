@@ -72,6 +72,42 @@ import Testing
             try key.signature(for: SHA256.hash(data: $0), padding: .PSS).rawRepresentation
         }
         #expect(await claims.report(for: pss)?.verified == false, "RS256 is PKCS #1 v1.5, not PSS")
+
+        // A published key too small to trust is refused, however well it signs.
+        let weak = try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024))
+        let weakPrimitives = try weak.publicKey.getKeyPrimitives()
+        api.setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: [
+            JSONWebKey(kty: "RSA", kid: "weak", alg: "RS256", n: Self.base64URL(weakPrimitives.modulus), e: Self.base64URL(weakPrimitives.publicExponent)),
+        ]), cacheControl: nil)))
+        let weakToken = try Self.token(alg: "RS256", kid: "weak", exp: t0.timeIntervalSince1970 + 60) {
+            try weak.signature(for: SHA256.hash(data: $0), padding: .insecurePKCS1v1_5).rawRepresentation
+        }
+        let refused = try #require(await reader(api, ManualWallClock(t0)).report(for: weakToken))
+        #expect(!refused.verified && refused.detail.contains("1024 bits is too weak"), "\(refused.detail)")
+    }
+
+    @Test func aTokenWithoutAnExpiryIsNotVerified() async throws {
+        let key = P256.Signing.PrivateKey()
+        let api = FakeGoTrue()
+        api.setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: [Self.jwk(key, kid: "k1")]), cacheControl: nil)))
+        let input = Self.base64URL(Data(#"{"alg":"ES256","kid":"k1"}"#.utf8)) + "." + Self.base64URL(Data(#"{"sub":"u-1"}"#.utf8))
+        let token = input + "." + Self.base64URL(try key.signature(for: Data(input.utf8)).rawRepresentation)
+        #expect(await reader(api, ManualWallClock(t0)).report(for: token)?.detail == "the signature holds, but the token has no expiry (exp)")
+    }
+
+    @Test func requestsWhileTheKeysAreFetchedWaitForThatOneFetch() async throws {
+        let key = P256.Signing.PrivateKey()
+        let api = FakeGoTrue()
+        api.setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: [Self.jwk(key, kid: "k1")]), cacheControl: nil)))
+        api.setKeySetDelay(.milliseconds(300))
+        let claims = reader(api, ManualWallClock(t0))
+        let token = try Self.token(alg: "ES256", kid: "k1", exp: t0.timeIntervalSince1970 + 60) { try key.signature(for: $0).rawRepresentation }
+        let verified = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<20 { group.addTask { await claims.report(for: token)?.verified == true } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(verified == 20)
+        #expect(api.keySetFetches == 1)
     }
 
     @Test func hs256IsShownUnverifiedAndFetchesNothing() async throws {

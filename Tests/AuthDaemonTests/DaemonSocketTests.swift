@@ -21,7 +21,7 @@ import Testing
     @Test func everyMethodSaysWhoMayCallIt() async throws {
         try await DaemonHarness.run { daemon in
             let open: Set = [Methods.Hello.name, Methods.MakeNonce.name, Methods.CheckServer.name]
-            let userTool: Set = [Methods.ListApps.name, Methods.DecideApp.name]
+            let userTool: Set = [Methods.ListApps.name, Methods.DecideApp.name, Methods.SetDefaultProfile.name]
             for method in Methods.allNames {
                 let expected: MethodAudience = open.contains(method) ? .everyone
                     : userTool.contains(method) ? .userTool

@@ -18,6 +18,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var reauthentications = 0
         var keySet: Result<PublishedKeySet, ServerFailure> = .success(PublishedKeySet(keySet: JSONWebKeySet(keys: []), cacheControl: nil))
         var keySetFetches = 0
+        var keySetDelay: Duration = .zero
         var email = "a@example.com"
     }
     private let state = Mutex(State())
@@ -89,9 +90,16 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
 
     /// The published keys: none (an HS256 project), or what a test set.
     public func keySet() async throws(ServerFailure) -> PublishedKeySet {
-        state.withLock { $0.keySetFetches += 1 }
+        let delay = state.withLock { state in
+            state.keySetFetches += 1
+            return state.keySetDelay
+        }
+        if delay > .zero { try? await Task.sleep(for: delay) }
         return try state.withLock { $0.keySet }.get()
     }
+
+    /// Makes `keySet()` answer only after `delay`.
+    public func setKeySetDelay(_ delay: Duration) { state.withLock { $0.keySetDelay = delay } }
 
     /// Makes `keySet()` answer `answer`.
     public func setKeySet(_ answer: Result<PublishedKeySet, ServerFailure>) { state.withLock { $0.keySet = answer } }

@@ -41,9 +41,11 @@ struct AppGateTests {
         (Methods.SendCode.name, #"{"email":"gate@example.com"}"#),
         (Methods.VerifyCode.name, #"{"email":"gate@example.com","code":"123456"}"#),
         (Methods.SignInWithIdToken.name, #"{"provider":"google","id_token":"x.y.z"}"#),
+        (Methods.Reauthenticate.name, "{}"),
+        (Methods.Claims.name, "{}"),
         (Methods.Token.name, "{}"),
     ]
-    static let userToolOnly = [Methods.ListApps.name, Methods.DecideApp.name]
+    static let userToolOnly = [Methods.ListApps.name, Methods.DecideApp.name, Methods.SetDefaultProfile.name]
 
     static func lines(_ calls: [(method: String, params: String)]) -> String {
         calls.enumerated().map { #"{"jsonrpc":"2.0","id":\#($0.offset + 1),"method":"\#($0.element.method)","params":\#($0.element.params)}"# + "\n" }.joined()

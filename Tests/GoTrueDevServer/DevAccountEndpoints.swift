@@ -159,7 +159,17 @@ extension DevAuthAPI {
         guard user.emailConfirmedAt != nil else {
             return DevError.response(422, "email_not_confirmed", "Please verify your email first.", request: request)
         }
-        state.withLock { store in sendCode(to: user, purpose: "reauthentication", type: "reauthentication", store: &store, now: now) }
+        // GoTrue's SMTP_MAX_FREQUENCY: one code a minute.
+        let waitLeft = state.withLock { store -> Int? in
+            if let sent = store.codes["\(user.email) reauthentication"], now.timeIntervalSince(sent.sentAt) < 60 {
+                return Int(60 - now.timeIntervalSince(sent.sentAt))
+            }
+            sendCode(to: user, purpose: "reauthentication", type: "reauthentication", store: &store, now: now)
+            return nil
+        }
+        if let waitLeft {
+            return DevError.response(429, "over_email_send_rate_limit", "For security purposes, you can only request this after \(waitLeft) seconds.", request: request)
+        }
         return .json(200, [String: Any]())
     }
 

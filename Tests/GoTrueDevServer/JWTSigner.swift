@@ -41,7 +41,10 @@ final class JWTSigner: Sendable {
         case .hs256: return SigningKey(kid: kid)
         case .es256: return SigningKey(kid: kid, ecBytes: P256.Signing.PrivateKey().rawRepresentation)
         // 2048 bits is what Supabase's RSA signing keys use.
-        case .rs256: return SigningKey(kid: kid, rsaBytes: (try? _RSA.Signing.PrivateKey(keySize: .bits2048))?.derRepresentation)
+        case .rs256:
+            // A server that cannot make its key must not sign with anything else under an RS256 header.
+            guard let key = try? _RSA.Signing.PrivateKey(keySize: .bits2048) else { fatalError("cannot generate an RSA signing key") }
+            return SigningKey(kid: kid, rsaBytes: key.derRepresentation)
         }
     }
 
