@@ -513,10 +513,28 @@ static char *params_with_profile(const char *profile, const char *extra) {
     return params;
 }
 
+/* Where a client or an event stream connects and as what: its own copies of the profile (NULL
+ * for authd's default), the socket's path and the client's display name. */
+typedef struct { char *profile, *path, *name; } destination;
+
+/* Copies the three (the path from the environment when NULL); 0, or -1 when out of memory. */
+static int destination_init(destination *d, const char *profile, const char *socket_path, const char *client_name) {
+    d->profile = profile ? strdup(profile) : NULL;
+    d->path = socket_path ? strdup(socket_path) : authd_socket_path();
+    d->name = strdup(client_name ? client_name : "c");
+    return d->path && d->name && (!profile || d->profile) ? 0 : -1;
+}
+
+static void destination_free(destination *d) {
+    free(d->profile);
+    free(d->path);
+    free(d->name);
+}
+
 /* ---- the request client ---- */
 
 struct authd_client {
-    char *profile, *path, *name;
+    destination to;
     connection connection;
     /* The latest hello answer, kept while the connection is closed. */
     char *last_hello;
@@ -526,15 +544,13 @@ PUBLIC void authd_client_free(authd_client *client) {
     if (!client) return;
     connection_close(&client->connection);
     free(client->last_hello);
-    free(client->profile);
-    free(client->path);
-    free(client->name);
+    destination_free(&client->to);
     free(client);
 }
 
 /* Opens the client's connection and keeps its hello. */
 static authd_code client_open(authd_client *client, authd_error *error) {
-    authd_code code = connection_open(&client->connection, client->path, client->name, error);
+    authd_code code = connection_open(&client->connection, client->to.path, client->to.name, error);
     if (code != AUTHD_OK) return code;
     char *hello = strdup(client->connection.hello);
     if (hello) {
@@ -574,10 +590,7 @@ PUBLIC authd_client *authd_client_connect(const char *profile, const char *socke
     authd_client *client = calloc(1, sizeof *client);
     if (!client) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return NULL; }
     client->connection.fd = -1;
-    client->profile = profile ? strdup(profile) : NULL;
-    client->path = socket_path ? strdup(socket_path) : authd_socket_path();
-    client->name = strdup(client_name ? client_name : "c");
-    if (!client->path || !client->name || (profile && !client->profile)) {
+    if (destination_init(&client->to, profile, socket_path, client_name) != 0) {
         authd_client_free(client);
         fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory");
         return NULL;
@@ -615,7 +628,7 @@ PUBLIC authd_code authd_client_token(authd_client *client, int min_validity, aut
     memset(token, 0, sizeof *token);
     char extra[48];
     snprintf(extra, sizeof extra, "\"min_validity\":%d", min_validity);
-    char *params = params_with_profile(client->profile, extra), *result = NULL;
+    char *params = params_with_profile(client->to.profile, extra), *result = NULL;
     if (!params) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
     authd_code code = client_call(client, "session.token", params, &result, error);
     free(params);
@@ -643,7 +656,7 @@ PUBLIC void authd_token_clear(authd_token *token) {
 PUBLIC authd_code authd_client_status(authd_client *client, char **status_json, authd_error *error) {
     clear_error(error);
     *status_json = NULL;
-    char *params = params_with_profile(client->profile, "");
+    char *params = params_with_profile(client->to.profile, "");
     if (!params) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
     authd_code code = client_call(client, "session.status", params, status_json, error);
     free(params);
@@ -653,7 +666,7 @@ PUBLIC authd_code authd_client_status(authd_client *client, char **status_json, 
 /* ---- events ---- */
 
 struct authd_events {
-    char *profile, *path, *name;
+    destination to;
     connection connection;
     /* What the app watches: an epoll set of the connection (while there is one), a timer that
      * fires when it is time to connect again, and an eventfd raised while events wait in memory
@@ -707,9 +720,9 @@ static void raise_wakeup(authd_events *events) {
 
 /* Connects and subscribes; events read meanwhile are queued, and the descriptor raised for them. */
 static authd_code events_connect(authd_events *events, authd_error *error) {
-    authd_code code = connection_open(&events->connection, events->path, events->name, error);
+    authd_code code = connection_open(&events->connection, events->to.path, events->to.name, error);
     if (code != AUTHD_OK) return code;
-    char *params = params_with_profile(events->profile, ""), *result = NULL;
+    char *params = params_with_profile(events->to.profile, ""), *result = NULL;
     if (!params) { connection_close(&events->connection); fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
     code = call(&events->connection, "events.subscribe", params, HELLO_TIMEOUT_MS, &result, queue_event, events, error);
     free(params);
@@ -746,16 +759,14 @@ PUBLIC authd_events *authd_events_subscribe(const char *profile, const char *soc
     authd_events *events = calloc(1, sizeof *events);
     if (!events) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return NULL; }
     events->connection.fd = -1;
-    events->profile = profile ? strdup(profile) : NULL;
-    events->path = socket_path ? strdup(socket_path) : authd_socket_path();
-    events->name = strdup(client_name ? client_name : "c");
+    int copied = destination_init(&events->to, profile, socket_path, client_name);
     events->epoll = epoll_create1(EPOLL_CLOEXEC);
     events->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
     events->wakeup = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     struct epoll_event timer_watch = { .events = EPOLLIN }, wakeup_watch = { .events = EPOLLIN };
     timer_watch.data.fd = events->timer;
     wakeup_watch.data.fd = events->wakeup;
-    if (!events->path || !events->name || (profile && !events->profile) || events->epoll < 0 || events->timer < 0 || events->wakeup < 0
+    if (copied != 0 || events->epoll < 0 || events->timer < 0 || events->wakeup < 0
         || epoll_ctl(events->epoll, EPOLL_CTL_ADD, events->timer, &timer_watch) != 0
         || epoll_ctl(events->epoll, EPOLL_CTL_ADD, events->wakeup, &wakeup_watch) != 0) {
         fail(error, AUTHD_PROTOCOL_ERROR, NULL, "cannot set up the subscription: %s", strerror(errno));
@@ -825,8 +836,6 @@ PUBLIC void authd_events_free(authd_events *events) {
     if (events->epoll >= 0) close(events->epoll);
     if (events->timer >= 0) close(events->timer);
     if (events->wakeup >= 0) close(events->wakeup);
-    free(events->profile);
-    free(events->path);
-    free(events->name);
+    destination_free(&events->to);
     free(events);
 }
