@@ -50,40 +50,7 @@ public actor ClaimsReader {
         guard let kid = token.keyID else { return report(false, "the token names no signing key (kid)") }
         let claimed = (try? JSONSerialization.jsonObject(with: token.claims)) as? [String: Any]
         let issuedAt = (claimed?["iat"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
-        var lookup = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
-        var fetchProblem: String?
-        if case .key = lookup {
-            // Known and fresh: nothing to wait for.
-        } else if let fetching {
-            // Another request is fetching: its answer serves this one too (applied here as well:
-            // this request may resume before the one that fetched).
-            switch await fetching.value {
-            case .success(let published): cache.fetched(published, now: clock.now())
-            case .failure(let error): fetchProblem = error.localizedDescription
-            }
-            lookup = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
-            if lookup == .fetch { lookup = .missing }
-        } else if lookup == .fetch {
-            // Marked before the wait, so that requests meanwhile wait for this fetch.
-            cache.fetchStarting(now: clock.now(), for: kid)
-            let api = self.api
-            let task = Task { () -> Result<PublishedKeySet, ServerFailure> in
-                do throws(ServerFailure) { return .success(try await api.keySet()) } catch { return .failure(error) }
-            }
-            fetching = task
-            let outcome = await task.value
-            fetching = nil
-            switch outcome {
-            case .success(let published):
-                cache.fetched(published, now: clock.now())
-                logger.debug("fetched the project's signing keys", metadata: ["jwks.keys": "\(published.keySet.keys.count)"])
-            case .failure(let error):
-                fetchProblem = error.localizedDescription
-                logger.info("cannot fetch the project's signing keys", metadata: ["error": "\(error.localizedDescription)"])
-            }
-            lookup = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
-            if lookup == .fetch { lookup = .missing }
-        }
+        let (lookup, fetchProblem) = await key(for: kid, issuedAt: issuedAt)
         guard case .key(let key) = lookup else {
             if let fetchProblem { return report(false, "the project's signing keys could not be fetched: \(fetchProblem)") }
             return report(false, "the project does not publish the key \(kid.prefix(128)) the token names (JWKS)")
@@ -98,4 +65,40 @@ public actor ClaimsReader {
         return report(true, "signature checked with the project's published key \(kid.prefix(128)) (\(algorithm))")
     }
 
+    /// What the cache has for `kid` once any fetch it needs is over: this request's own when the
+    /// rules call for one, or the one another request has under way, whose answer serves this
+    /// one too (applied here as well: this request may resume before the one that fetched).
+    /// With why the keys could not be fetched, when they could not.
+    private func key(for kid: String, issuedAt: Date?) async -> (KeySetCache.Lookup, String?) {
+        let lookup = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
+        if case .key = lookup { return (lookup, nil) }
+        let task: Task<Result<PublishedKeySet, ServerFailure>, Never>
+        let ownFetch = fetching == nil
+        if let fetching {
+            task = fetching
+        } else if lookup == .fetch {
+            // Marked before the wait, so that requests meanwhile wait for this fetch.
+            cache.fetchStarting(now: clock.now(), for: kid)
+            let api = self.api
+            task = Task { () -> Result<PublishedKeySet, ServerFailure> in
+                do throws(ServerFailure) { return .success(try await api.keySet()) } catch { return .failure(error) }
+            }
+            fetching = task
+        } else {
+            return (lookup, nil)
+        }
+        let outcome = await task.value
+        if ownFetch { fetching = nil }
+        var problem: String?
+        switch outcome {
+        case .success(let published):
+            cache.fetched(published, now: clock.now())
+            if ownFetch { logger.debug("fetched the project's signing keys", metadata: ["jwks.keys": "\(published.keySet.keys.count)"]) }
+        case .failure(let error):
+            problem = error.localizedDescription
+            if ownFetch { logger.info("cannot fetch the project's signing keys", metadata: ["error": "\(error.localizedDescription)"]) }
+        }
+        let after = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
+        return (after == .fetch ? .missing : after, problem)
+    }
 }
