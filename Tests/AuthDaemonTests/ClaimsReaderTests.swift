@@ -36,7 +36,7 @@ import Testing
     @Test func anES256TokenIsVerifiedWithItsPublishedKeyAndAForgeryIsNot() async throws {
         let key = P256.Signing.PrivateKey(), other = P256.Signing.PrivateKey()
         let api = FakeGoTrue()
-        api.setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: [Self.jwk(key, kid: "k1")]), cacheControl: "max-age=600")))
+        api.publish([Self.jwk(key, kid: "k1")], cacheControl: "max-age=600")
         let clock = ManualWallClock(t0)
         let claims = reader(api, clock)
         let good = try Self.token(alg: "ES256", kid: "k1", exp: t0.timeIntervalSince1970 + 3600) { try key.signature(for: $0).rawRepresentation }
@@ -60,9 +60,9 @@ import Testing
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let primitives = try key.publicKey.getKeyPrimitives()
         let api = FakeGoTrue()
-        api.setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: [
+        api.publish([
             JSONWebKey(kty: "RSA", kid: "r1", alg: "RS256", n: Self.base64URL(primitives.modulus), e: Self.base64URL(primitives.publicExponent)),
-        ]), cacheControl: nil)))
+        ])
         let claims = reader(api, ManualWallClock(t0))
         let good = try Self.token(alg: "RS256", kid: "r1", exp: t0.timeIntervalSince1970 + 60) {
             try key.signature(for: SHA256.hash(data: $0), padding: .insecurePKCS1v1_5).rawRepresentation
@@ -76,9 +76,9 @@ import Testing
         // A published key too small to trust is refused, however well it signs.
         let weak = try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024))
         let weakPrimitives = try weak.publicKey.getKeyPrimitives()
-        api.setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: [
+        api.publish([
             JSONWebKey(kty: "RSA", kid: "weak", alg: "RS256", n: Self.base64URL(weakPrimitives.modulus), e: Self.base64URL(weakPrimitives.publicExponent)),
-        ]), cacheControl: nil)))
+        ])
         let weakToken = try Self.token(alg: "RS256", kid: "weak", exp: t0.timeIntervalSince1970 + 60) {
             try weak.signature(for: SHA256.hash(data: $0), padding: .insecurePKCS1v1_5).rawRepresentation
         }
@@ -89,7 +89,7 @@ import Testing
     @Test func aTokenWithoutAnExpiryIsNotVerified() async throws {
         let key = P256.Signing.PrivateKey()
         let api = FakeGoTrue()
-        api.setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: [Self.jwk(key, kid: "k1")]), cacheControl: nil)))
+        api.publish([Self.jwk(key, kid: "k1")])
         let input = Self.base64URL(Data(#"{"alg":"ES256","kid":"k1"}"#.utf8)) + "." + Self.base64URL(Data(#"{"sub":"u-1"}"#.utf8))
         let token = input + "." + Self.base64URL(try key.signature(for: Data(input.utf8)).rawRepresentation)
         #expect(await reader(api, ManualWallClock(t0)).report(for: token)?.detail == "the signature holds, but the token has no expiry (exp)")
@@ -98,7 +98,7 @@ import Testing
     @Test func requestsWhileTheKeysAreFetchedWaitForThatOneFetch() async throws {
         let key = P256.Signing.PrivateKey()
         let api = FakeGoTrue()
-        api.setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: [Self.jwk(key, kid: "k1")]), cacheControl: nil)))
+        api.publish([Self.jwk(key, kid: "k1")])
         api.setKeySetDelay(.milliseconds(300))
         let claims = reader(api, ManualWallClock(t0))
         let token = try Self.token(alg: "ES256", kid: "k1", exp: t0.timeIntervalSince1970 + 60) { try key.signature(for: $0).rawRepresentation }
@@ -122,13 +122,13 @@ import Testing
     @Test func aRotatedKeyIsFetchedOnceAndAMadeUpOneCannotMakeAuthdHammerTheServer() async throws {
         let first = P256.Signing.PrivateKey(), second = P256.Signing.PrivateKey()
         let api = FakeGoTrue()
-        api.setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: [Self.jwk(first, kid: "k1")]), cacheControl: "max-age=600")))
+        api.publish([Self.jwk(first, kid: "k1")], cacheControl: "max-age=600")
         let clock = ManualWallClock(t0)
         let claims = reader(api, clock)
         let old = try Self.token(alg: "ES256", kid: "k1", exp: t0.timeIntervalSince1970 + 3600) { try first.signature(for: $0).rawRepresentation }
         #expect(await claims.report(for: old)?.verified == true)
         // The project rotates: the new key is published beside the old one.
-        api.setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: [Self.jwk(first, kid: "k1"), Self.jwk(second, kid: "k2")]), cacheControl: nil)))
+        api.publish([Self.jwk(first, kid: "k1"), Self.jwk(second, kid: "k2")])
         clock.advance(by: 60)
         let new = try Self.token(alg: "ES256", kid: "k2", exp: t0.timeIntervalSince1970 + 3600) { try second.signature(for: $0).rawRepresentation }
         #expect(await claims.report(for: new)?.verified == true)

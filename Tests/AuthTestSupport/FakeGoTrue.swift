@@ -104,6 +104,11 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
     /// Makes `keySet()` answer `answer`.
     public func setKeySet(_ answer: Result<PublishedKeySet, ServerFailure>) { state.withLock { $0.keySet = answer } }
 
+    /// Makes `keySet()` publish `keys`, with `cacheControl` as the header.
+    public func publish(_ keys: [JSONWebKey], cacheControl: String? = nil) {
+        setKeySet(.success(PublishedKeySet(keySet: JSONWebKeySet(keys: keys), cacheControl: cacheControl)))
+    }
+
     /// How many times `keySet()` was called.
     public var keySetFetches: Int { state.withLock { $0.keySetFetches } }
 
