@@ -88,9 +88,7 @@ public struct MethodTable: Sendable {
         let immediateAdmission = self.immediateAdmission, resolveProfile = self.resolveProfile
         immediates.append { bytes, connection in
             guard let (id, read) = M.readRequest(bytes) else { return nil }
-            var resolved = read
-            resolved.profile = resolveProfile(audience, resolved.profile)
-            let parameters = resolved
+            let parameters = Self.resolved(read, for: audience, by: resolveProfile)
             // Admission comes last: when it lets the caller through at once it notes the token
             // handed out, so nothing may fail after it.
             if (try? Self.validate(parameters)) != nil, let result = now(parameters, connection),
@@ -110,8 +108,7 @@ public struct MethodTable: Sendable {
         audiences[M.name] = audience
         handlers[M.name] = { envelope, connection in
             do throws(RPCErrorObject) {
-                var parameters = try Self.decode(M.Parameters.self, envelope)
-                parameters.profile = resolveProfile(audience, parameters.profile)
+                let parameters = Self.resolved(try Self.decode(M.Parameters.self, envelope), for: audience, by: resolveProfile)
                 try Self.validate(parameters)
                 try await admission(audience, parameters.profile, connection)
                 try await body(parameters, envelope, connection)
@@ -133,6 +130,13 @@ public struct MethodTable: Sendable {
         return .pass
     }
 
+    /// `parameters` with the profile `resolve` names for a request of `audience`.
+    private static func resolved<P: ProfileScoped>(_ parameters: P, for audience: MethodAudience, by resolve: ProfileResolution) -> P {
+        var parameters = parameters
+        parameters.profile = resolve(audience, parameters.profile)
+        return parameters
+    }
+
     /// The steps after decoding, the same for every way a request comes in: validation,
     /// admission, the body, and the answer (none for a notification, which has no id).
     private static func call<M: RPCMethod>(_ method: M.Type, audience: MethodAudience, admission: @escaping Admission,
@@ -141,8 +145,7 @@ public struct MethodTable: Sendable {
         -> @Sendable (RPCID?, M.Parameters, ConnectionContext) async -> Void {
         { id, given, connection in
             let reply: Data
-            var parameters = given
-            parameters.profile = resolveProfile(audience, parameters.profile)
+            let parameters = resolved(given, for: audience, by: resolveProfile)
             do throws(RPCErrorObject) {
                 try validate(parameters)
                 try await admission(audience, parameters.profile, connection)
