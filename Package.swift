@@ -133,10 +133,13 @@ let package = Package(
         // Swift runtime refers to dlopen: only for an optional library it does not look for here.)
         .executableTarget(name: "authctl", dependencies: ["AuthSocket"],
                           swiftSettings: staticReleaseSwift, linkerSettings: staticReleaseLinking),
+        // libqrencode, to draw a TOTP factor's otpauth:// URI as a QR code in the terminal for the
+        // authenticator app to scan (`authctl mfa enroll`).
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // The whole command-line tool, installed in libexec/authd and run by the front; linked the
         // same way, since `authctl status` sits in prompts too.
         .executableTarget(name: "authctl-full", dependencies: [
-            "AuthdClient", "AuthProtocol", "AuthConfig",
+            "AuthdClient", "AuthProtocol", "AuthConfig", "CQRencode",
             external("ArgumentParser", "swift-argument-parser"),
         ], swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server. Kept

@@ -53,6 +53,17 @@ public protocol GoTrueAPI: Sendable {
     /// `GET /reauthenticate` with the access token as Bearer: the server sends the user a code
     /// (by email, else SMS) that a password change then carries as its `nonce`.
     func reauthenticate(accessToken: String) async throws(ServerFailure)
+    /// `POST /factors` with the access token as Bearer: enrolls a second factor, unverified
+    /// until a challenge of it is verified.
+    func enrollFactor(accessToken: String, _ request: FactorEnrollmentRequest) async throws(ServerFailure) -> FactorEnrollment
+    /// `POST /factors/{id}/challenge`: a challenge to verify a code against (for a phone
+    /// factor, the server sends the code now; `channel` is `sms` or `whatsapp`).
+    func challengeFactor(accessToken: String, factorID: String, channel: String?) async throws(ServerFailure) -> FactorChallenge
+    /// `POST /factors/{id}/verify`: the code of a challenge. Answers the session raised to `aal2`,
+    /// with a new refresh token that replaces the session's current one for good.
+    func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws(ServerFailure) -> SessionGrant
+    /// `DELETE /factors/{id}`: removes a factor (a verified one only from an `aal2` session).
+    func unenrollFactor(accessToken: String, factorID: String) async throws(ServerFailure)
     /// `POST /token?grant_type=refresh_token`.
     func refresh(refreshToken: String) async throws(ServerFailure) -> SessionGrant
     /// `POST /logout?scope=…` with the access token as Bearer.

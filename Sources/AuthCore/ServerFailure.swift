@@ -73,3 +73,25 @@ extension ServerFailure {
         }
     }
 }
+
+extension SignOutReason {
+    /// Why the server ended `session` when its refresh failed for good with `code`.
+    ///
+    /// Two of GoTrue's ways of ending a session are about a missing second factor, and they read
+    /// like any other end unless recognised: a project's low-AAL limit answers `session_expired`
+    /// with "Session Expired (Low AAL: User Needs MFA Verification)", and a factor verified in
+    /// any other app deletes the user's `aal1` sessions (`InvalidateSessionsWithAALLessThan`),
+    /// whose refresh tokens then go unfound. The second is told apart from a sign-out elsewhere
+    /// only when the user is known to have a verified factor while this session lacks it.
+    public static func serverEnded(code: String, failure: ServerFailure, session: Session?) -> SignOutReason {
+        if code == "session_expired", case .http(_, _, let message, _) = failure, message.contains("Low AAL") {
+            return .secondFactorRequired(serverCode: code)
+        }
+        if ["refresh_token_not_found", "session_not_found"].contains(code), let session,
+           let assurance = TokenAssurance(accessToken: session.accessToken),
+           assurance.level < assurance.nextLevel(for: session.user) {
+            return .secondFactorRequired(serverCode: code)
+        }
+        return .sessionEnded(code: code)
+    }
+}

@@ -90,12 +90,27 @@ public struct UserSummary: Sendable, Equatable, Codable {
     public var email: String?
     /// The user's phone, if any.
     public var phone: String?
+    /// The user's verified second factors, as the server last listed them: what makes `aal2`
+    /// the session's next level.
+    public var verifiedFactors: [FactorSummary]
 
     /// Creates a user summary.
-    public init(id: String, email: String? = nil, phone: String? = nil) {
+    public init(id: String, email: String? = nil, phone: String? = nil, verifiedFactors: [FactorSummary] = []) {
         self.id = id
         self.email = email
         self.phone = phone
+        self.verifiedFactors = verifiedFactors
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, email, phone, verifiedFactors }
+
+    /// Decodes a summary; one stored before factors were kept has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        email = try container.decodeIfPresent(String.self, forKey: .email)
+        phone = try container.decodeIfPresent(String.self, forKey: .phone)
+        verifiedFactors = try container.decodeIfPresent([FactorSummary].self, forKey: .verifiedFactors) ?? []
     }
 }
 

@@ -30,6 +30,8 @@ public struct SessionMachine: Sendable {
     private var lastFailureAt: Date?
     /// Reading and writing the keyring: what is out, what failed, when to try again.
     private var keyring = KeyringRetryState()
+    /// Set while a server call that replaces the tokens in place is out (`holdRefreshes`).
+    public private(set) var refreshesHeld = false
 
     /// Creates a machine in the `loading` phase.
     public init(policy: RefreshPolicy = RefreshPolicy()) {
@@ -87,14 +89,49 @@ public struct SessionMachine: Sendable {
         if session != nil || pending != nil {
             actions += failWaiting(.notSignedIn(.replaced))
         }
-        generation &+= 1
-        clearFailures()
-        keyring.clearStoreRetry()
-        if let request { waiting.append((request, 0)) }
-        keyring.abandonLoad()
-        pending = (newSession, event)
-        phase = .persisting
-        return actions + [write(newSession, adopting: true)]
+        return actions + adopt(newSession, request: request, announcing: event)
+    }
+
+    /// Holds refreshes back for a server call that replaces the session's tokens in place (an MFA
+    /// verification), so that no refresh is out while it is: GoTrue's verification moves the
+    /// session's refresh token on by two steps, and a refresh presenting the old one afterwards
+    /// would count as reuse and end the session. True when the hold is taken: a session is held
+    /// and no refresh or write of a new one is out. Otherwise nothing changes, and the caller
+    /// waits for the session to settle (a token request does) and asks again.
+    public mutating func holdRefreshes() -> Bool {
+        guard phase == .signedIn, session != nil, !refreshesHeld else { return false }
+        refreshesHeld = true
+        return true
+    }
+
+    /// The server changed what the session's tokens state (a factor was removed, lowering the
+    /// level): refresh now, within the breaker's limit. Nothing when a refresh is out or held.
+    public mutating func refreshRequested(now: Date) -> [SessionAction] {
+        guard phase == .signedIn, session != nil, !refreshesHeld else { return [] }
+        return beginRefresh(now: now)
+    }
+
+    /// The held call failed or was abandoned: refreshes may start again, and any that came due
+    /// meanwhile starts now.
+    public mutating func releaseRefreshes(now: Date) -> [SessionAction] {
+        guard refreshesHeld else { return [] }
+        refreshesHeld = false
+        return evaluate(now: now)
+    }
+
+    /// The held call (taken in `generation`) produced `newSession`, the same session raised to
+    /// `aal2`: it is stored and served like a sign-in's, announced as `MFA_CHALLENGE_VERIFIED`,
+    /// and `request` is answered once it is stored. Requests waiting for a fresher token keep
+    /// waiting and get the new one. A sign-out or sign-in since the hold wins: `request` is told
+    /// so and `newSession` is dropped.
+    public mutating func elevated(_ newSession: Session, request: RequestID, generation: UInt64, now: Date) -> [SessionAction] {
+        guard generation == self.generation, refreshesHeld else {
+            let reason: SignOutReason
+            if case .signedOut(let ended?) = phase { reason = ended } else { reason = .replaced }
+            return [.answer(request, .failure(.notSignedIn(reason)))]
+        }
+        refreshesHeld = false
+        return [.cancelTimer] + adopt(newSession, request: request, announcing: .mfaChallengeVerified)
     }
 
     /// The token a request for at least `minimum` seconds of validity gets at once, without
@@ -225,7 +262,7 @@ public struct SessionMachine: Sendable {
         guard generation == self.generation, phase == .refreshing else { return [] }
         switch failure.refreshClass {
         case .fatal(let code):
-            return end(.sessionEnded(code: code))
+            return end(.serverEnded(code: code, failure: failure, session: session))
         case .transient(let reason, let retryAfter):
             failures += 1
             lastFailureAt = now
@@ -343,6 +380,9 @@ public struct SessionMachine: Sendable {
             keyring.storeRetryInFlight = true
             actions.append(write(session, adopting: false))
         }
+        // Held: no refresh and no timer for one (a passed deadline would fire at once, again and
+        // again); the release evaluates anew.
+        if refreshesHeld { return actions }
         if now >= deadline || !waiting.isEmpty {
             return actions + beginRefresh(now: now)
         }
@@ -378,7 +418,8 @@ public struct SessionMachine: Sendable {
     /// back until the window has room, waiting requests get the current token while it is valid
     /// (an error saying so once it is not), and subscribers are told once.
     private mutating func beginRefresh(now: Date) -> [SessionAction] {
-        guard let session else { return [] }
+        // Held: the requests wait, and the release looks again.
+        guard let session, !refreshesHeld else { return [] }
         guard budget.take(now: now) else { return holdBackRefresh(now: now) }
         phase = .refreshing
         return [.emit(.refreshing), .refresh(refreshToken: session.refreshToken, generation: generation)]
@@ -398,6 +439,7 @@ public struct SessionMachine: Sendable {
 
     private mutating func end(_ reason: SignOutReason) -> [SessionAction] {
         generation &+= 1
+        refreshesHeld = false
         keyring.abandonLoad()
         session = nil
         pending = nil
@@ -420,6 +462,20 @@ public struct SessionMachine: Sendable {
         }
         waiting.removeAll()
         return answers
+    }
+
+    /// Makes `newSession` the pending one, to be served once written; `request` is answered then.
+    private mutating func adopt(_ newSession: Session, request: RequestID?, announcing event: SessionEvent) -> [SessionAction] {
+        generation &+= 1
+        // A hold belongs to the session it was taken on; its call's answer is dropped now.
+        refreshesHeld = false
+        clearFailures()
+        keyring.clearStoreRetry()
+        if let request { waiting.append((request, 0)) }
+        keyring.abandonLoad()
+        pending = (newSession, event)
+        phase = .persisting
+        return [write(newSession, adopting: true)]
     }
 
     /// The action that writes `session`, noted with the keyring state.

@@ -18,6 +18,11 @@ public enum SignOutReason: Sendable, Equatable {
     case sessionEnded(code: String)
     /// A different sign-in replaced the session.
     case replaced
+    /// The server ended a session that lacked a verified second factor (`aal1`), with its
+    /// error code `serverCode`: the project's low-AAL limit ran out, or a factor verified in
+    /// another app ended the user's `aal1` sessions. Signing in again and verifying the second
+    /// factor mends it.
+    case secondFactorRequired(serverCode: String)
 
     /// A stable machine-readable code for the wire.
     public var code: String {
@@ -25,8 +30,12 @@ public enum SignOutReason: Sendable, Equatable {
         case .userRequested: return "user_signed_out"
         case .sessionEnded(let code): return code
         case .replaced: return "replaced_by_new_sign_in"
+        case .secondFactorRequired: return Self.secondFactorRequiredCode
         }
     }
+
+    /// The wire code of `secondFactorRequired`.
+    public static let secondFactorRequiredCode = "mfa_verification_required"
 }
 
 /// The coarse phase of a profile's session.
@@ -82,6 +91,8 @@ public enum SessionEvent: Sendable, Equatable {
     case passwordRecovery
     /// The user's details changed (`PUT /user`).
     case userUpdated
+    /// A second factor was verified: the session now holds `aal2` tokens.
+    case mfaChallengeVerified
     /// The session ended.
     case signedOut(SignOutReason)
     /// The access token was rotated.

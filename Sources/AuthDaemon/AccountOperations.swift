@@ -7,11 +7,11 @@ import Logging
 /// goes to the `SessionDriver` to adopt), one-time codes, the user's record, and the server
 /// check. Holds no session state: every token it presents is asked of the driver.
 public struct AccountOperations: Sendable {
-    private let session: SessionDriver
-    private let api: any GoTrueAPI
+    let session: SessionDriver
+    let api: any GoTrueAPI
     private let server: String
     private let clock: any WallClock
-    private let logger: Logger
+    let logger: Logger
 
     /// Creates the operations of the profile `session` serves, logging with `logger` (which names
     /// the profile: `ProfileServices` hands over the session's).
@@ -102,7 +102,7 @@ public struct AccountOperations: Sendable {
     }
 
     /// Runs `call` with an access token valid for `ServerCallToken.minimumValidity` more.
-    private func withServerCallToken<T: Sendable>(_ call: @Sendable (String) async throws(ServerFailure) -> T) async -> Result<T, AccountFailure> {
+    func withServerCallToken<T: Sendable>(_ call: @Sendable (String) async throws(ServerFailure) -> T) async -> Result<T, AccountFailure> {
         switch await session.token(validFor: ServerCallToken.minimumValidity) {
         case .failure(let failure): return .failure(.session(failure))
         case .success(let token):

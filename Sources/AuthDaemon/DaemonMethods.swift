@@ -5,7 +5,7 @@ import Foundation
 
 /// The handlers of every method in `Methods`.
 enum DaemonMethods {
-    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha", "claims", "reauthenticate"]
+    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha", "claims", "reauthenticate", "mfa"]
 
     /// The answer to `session.token` for `token` at `now`.
     static func tokenResult(_ token: IssuedToken, now: Date) -> Methods.Token.Result {
@@ -43,13 +43,15 @@ enum DaemonMethods {
 
         table.register(Methods.Token.self, for: .tokenTakers, now: { parameters, _ in
             guard let profile = try? registry.profile(parameters.profile),
-                  let token = profile.session.tokenAtOnce(validFor: TimeInterval(parameters.minValidity ?? 0)) else { return nil }
+                  let token = profile.session.tokenAtOnce(validFor: TimeInterval(parameters.minValidity ?? 0)),
+                  StatusMapper.assuranceError(token: token.accessToken, required: parameters.aal) == nil else { return nil }
             // `expires_in` on the clock that judged the validity: the session's.
             return tokenResult(token, now: profile.session.clock.now())
         }) { parameters, connection throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
             switch await profile.session.token(validFor: TimeInterval(parameters.minValidity ?? 0)) {
             case .success(let token):
+                if let refusal = StatusMapper.assuranceError(token: token.accessToken, required: parameters.aal) { throw refusal }
                 apps.noteTokenHandedOut(to: connection.client, profile: profile.profile)
                 return tokenResult(token, now: profile.session.clock.now())
             case .failure(let failure):
@@ -130,6 +132,7 @@ enum DaemonMethods {
         registerAccountMethods(&table, registry: registry)
         registerReauthenticate(&table, registry: registry)
         registerClaims(&table, registry: registry)
+        registerSecondFactorMethods(&table, registry: registry)
         return table
     }
 

@@ -39,6 +39,9 @@ public actor SessionDriver: Service {
     private var nextRequest: UInt64 = 0
     private var subscribers: [UInt64: @Sendable (AuthEventMessage) -> Void] = [:]
     private var loadWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether an `elevate` call is out, and the ones waiting for it to finish.
+    private var elevating = false
+    private var elevationWaiters: [CheckedContinuation<Void, Never>] = []
 
     private enum Job: Sendable {
         case refresh(refreshToken: String, generation: UInt64)
@@ -163,6 +166,57 @@ public actor SessionDriver: Service {
             logger.info("sign-in overtaken by another sign-in or a sign-out")
             return .failure(failure)
         }
+    }
+
+    /// Runs `call`, a server call that replaces the session's tokens in place (an MFA
+    /// verification), with an access token valid for `ServerCallToken.minimumValidity` and with
+    /// refreshes held back while it is out (`SessionMachine.holdRefreshes`); the session it
+    /// answers is stored and served, and subscribers are told `MFA_CHALLENGE_VERIFIED`. One such
+    /// call at a time: a second waits for the first.
+    public func elevate(_ call: @Sendable (String) async throws(ServerFailure) -> SessionGrant) async -> Result<Void, AccountFailure> {
+        while elevating { await withCheckedContinuation { elevationWaiters.append($0) } }
+        elevating = true
+        defer {
+            elevating = false
+            if !elevationWaiters.isEmpty { elevationWaiters.removeFirst().resume() }
+        }
+        var held: (token: String, generation: UInt64)?
+        // The session settles (a refresh due finishes and is stored) while a token is asked for;
+        // one that starts again in between is waited for too, a few times at most.
+        for _ in 0..<4 where held == nil {
+            if case .failure(let failure) = await token(validFor: ServerCallToken.minimumValidity) { return .failure(.session(failure)) }
+            guard machine.holdRefreshes() else { continue }
+            if let token = machine.answer(validFor: ServerCallToken.minimumValidity, now: clock.now()) {
+                held = (token.accessToken, machine.generation)
+            } else {
+                apply(machine.releaseRefreshes(now: clock.now()))
+            }
+        }
+        guard let held else { return .failure(.session(.refreshFailing(.serverError, detail: "the session kept changing; try again"))) }
+        let grant: SessionGrant
+        do { grant = try await call(held.token) } catch {
+            apply(machine.releaseRefreshes(now: clock.now()))
+            return .failure(.server(error))
+        }
+        let id = makeRequestID()
+        let now = clock.now()
+        let answer = await withCheckedContinuation { continuation in
+            answers[id] = continuation
+            apply(machine.elevated(Session(grant: grant, receivedAt: now), request: id, generation: held.generation, now: now))
+        }
+        switch answer {
+        case .success:
+            logger.info("second factor verified", metadata: ["user.id": "\(grant.user.id)"])
+            return .success(())
+        case .failure(let failure):
+            logger.info("verification overtaken by another sign-in or a sign-out")
+            return .failure(.session(failure))
+        }
+    }
+
+    /// Refreshes now: the server changed what the session's tokens state (a factor removed).
+    public func refreshNow() {
+        apply(machine.refreshRequested(now: clock.now()))
     }
 
     /// The server accepted changes to the user: the summary kept with the session follows, and

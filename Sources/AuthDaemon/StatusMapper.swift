@@ -20,6 +20,11 @@ enum StatusMapper {
         if let session = machine.session {
             status.user = SessionStatus.User(id: session.user.id, email: session.user.email, phone: session.user.phone)
             status.expiresAt = Int64(saturating: session.expiresAt.timeIntervalSince1970, rounding: .down)
+            if let assurance = TokenAssurance(accessToken: session.accessToken) {
+                status.aal = assurance.level.rawValue
+                status.nextAal = assurance.nextLevel(for: session.user).rawValue
+                status.amr = assurance.methods
+            }
         }
         if let degraded = machine.degraded {
             status.degraded = SessionStatus.Degraded(reason: degraded.reason.rawValue, detail: degraded.detail,
@@ -46,6 +51,8 @@ enum StatusMapper {
             return AuthEventMessage(event: .passwordRecovery, profile: profile, status: status)
         case .userUpdated:
             return AuthEventMessage(event: .userUpdated, profile: profile, status: status)
+        case .mfaChallengeVerified:
+            return AuthEventMessage(event: .mfaChallengeVerified, profile: profile, status: status)
         case .signedOut(let reason):
             return AuthEventMessage(event: .signedOut, profile: profile, status: status, reason: reason.code)
         case .tokenRefreshed:
@@ -59,6 +66,15 @@ enum StatusMapper {
         case .keyringAvailable:
             return AuthEventMessage(event: .keyringAvailable, profile: profile, status: status)
         }
+    }
+
+    /// The error for a token of level `level` when `required` was asked for; nil when it is met.
+    /// A token whose level cannot be read (not a JWT) meets only `aal1`.
+    static func assuranceError(token: String, required: String?) -> RPCErrorObject? {
+        guard let required, case let wanted = AssuranceLevel(rawValue: required), wanted > .aal1 else { return nil }
+        let level = TokenAssurance(accessToken: token)?.level
+        if let level, level >= wanted { return nil }
+        return .application(.mfaRequired, "this needs a session verified with a second factor (\(wanted)) and this one is \(level?.rawValue ?? "not"): run 'authctl mfa verify' (mfa.verify in the API), then ask again")
     }
 
     /// The JSON-RPC error for a failed token request.

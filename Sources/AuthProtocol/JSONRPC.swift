@@ -93,6 +93,9 @@ public enum ErrorReason: String, Sendable, Codable, CaseIterable {
     /// The project protects this call with a CAPTCHA and no token, or a refused one, came with
     /// it: pass `captcha_token`, or sign in through the browser, which the CAPTCHA does not cover.
     case captchaRequired = "captcha_required"
+    /// The request needs a session raised with a second factor (`aal2`) and this one is not:
+    /// verify one with `mfa.verify` (`authctl mfa verify`), then ask again.
+    case mfaRequired = "mfa_required"
     /// The keyring could not be used.
     case keyringUnavailable = "keyring_unavailable"
     /// The requested minimum validity exceeds the token lifetime.

@@ -18,6 +18,7 @@ public enum Methods {
         SignUp.name, SendCode.name, VerifyCode.name, SignInWithIdToken.name, MakeNonce.name,
         OAuthBegin.name, OAuthComplete.name, OAuthWait.name, GetUser.name, UpdateUser.name, Reauthenticate.name, Claims.name,
         ListApps.name, DecideApp.name, SetDefaultProfile.name,
+        EnrollFactor.name, ChallengeFactor.name, VerifyFactor.name, UnenrollFactor.name, ListFactors.name,
     ]
 
     /// `hello`: the version handshake.

@@ -27,6 +27,10 @@ extension Methods.OAuthComplete.Parameters: ProfileScoped {}
 extension Methods.OAuthWait.Parameters: ProfileScoped {}
 extension Methods.UpdateUser.Parameters: ProfileScoped {}
 extension Methods.DecideApp.Parameters: ProfileScoped {}
+extension Methods.EnrollFactor.Parameters: ProfileScoped {}
+extension Methods.ChallengeFactor.Parameters: ProfileScoped {}
+extension Methods.VerifyFactor.Parameters: ProfileScoped {}
+extension Methods.UnenrollFactor.Parameters: ProfileScoped {}
 
 /// Parameters with rules beyond their types, checked by the daemon after decoding and before
 /// anything else, on every path a request takes.

@@ -20,10 +20,19 @@ public struct SessionStatus: Codable, Sendable, Equatable {
     public var keyringDetail: String?
     /// The Supabase project URL.
     public var server: String
+    /// The session's authenticator assurance level, from its token's `aal` claim (`aal1`, `aal2`);
+    /// absent when signed out or when the token does not say.
+    public var aal: String?
+    /// The level the session can reach: `aal2` once the user has a verified second factor, else `aal`.
+    public var nextAal: String?
+    /// How the session was authenticated, from the token's `amr` claim, most recent first
+    /// (`password`, `otp`, `totp`, `phone`, `oauth`, …).
+    public var amr: [String]?
 
     /// Creates a status.
     public init(profile: String, state: SessionState, user: User? = nil, expiresAt: Int64? = nil, signOutReason: String? = nil,
-                degraded: Degraded? = nil, keyring: String = "ok", keyringDetail: String? = nil, server: String) {
+                degraded: Degraded? = nil, keyring: String = "ok", keyringDetail: String? = nil, server: String,
+                aal: String? = nil, nextAal: String? = nil, amr: [String]? = nil) {
         self.profile = profile
         self.state = state
         self.user = user
@@ -33,6 +42,9 @@ public struct SessionStatus: Codable, Sendable, Equatable {
         self.keyring = keyring
         self.keyringDetail = keyringDetail
         self.server = server
+        self.aal = aal
+        self.nextAal = nextAal
+        self.amr = amr
     }
 
     /// The signed-in user as shown in status.
@@ -72,7 +84,13 @@ public struct SessionStatus: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case profile, state, user, expiresAt = "expires_at", signOutReason = "sign_out_reason", degraded, keyring
-        case keyringDetail = "keyring_detail", server
+        case keyringDetail = "keyring_detail", server, aal, nextAal = "next_aal", amr
+    }
+
+    /// Whether a second factor would raise the session: it is `aal1` and the user has one.
+    public var needsSecondFactor: Bool {
+        guard let aal, let nextAal else { return false }
+        return aal != nextAal
     }
 
     /// Whether a session is held.

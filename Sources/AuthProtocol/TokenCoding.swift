@@ -4,13 +4,14 @@ import Foundation
 // hand-written codec: the same snake_case fields, so that either codec reads what the other writes.
 
 extension TokenParameters: Codable {
-    enum CodingKeys: String, CodingKey { case profile, minValidity = "min_validity" }
+    enum CodingKeys: String, CodingKey { case profile, minValidity = "min_validity", aal }
 
     /// Decodes the parameters.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(profile: try container.decodeIfPresent(String.self, forKey: .profile),
-                  minValidity: try container.decodeIfPresent(Int.self, forKey: .minValidity))
+                  minValidity: try container.decodeIfPresent(Int.self, forKey: .minValidity),
+                  aal: try container.decodeIfPresent(String.self, forKey: .aal))
     }
 
     /// Encodes the parameters, leaving absent ones out.
@@ -18,14 +19,21 @@ extension TokenParameters: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(profile, forKey: .profile)
         try container.encodeIfPresent(minValidity, forKey: .minValidity)
+        try container.encodeIfPresent(aal, forKey: .aal)
     }
 }
 
 extension TokenParameters: ValidatedParameters {
-    /// `min_validity` must not be negative.
+    /// The assurance levels a token request may ask for.
+    public static let requestableLevels = ["aal1", "aal2"]
+
+    /// `min_validity` must not be negative; `aal` must be `aal1` or `aal2`.
     public func validate() throws(RPCErrorObject) {
         if let minValidity, minValidity < 0 {
             throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'min_validity' must not be negative")
+        }
+        if let aal, !Self.requestableLevels.contains(aal) {
+            throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'aal' must be aal1 or aal2")
         }
     }
 }
@@ -60,9 +68,9 @@ extension Methods.Token: HandWrittenLines {
         TokenRequestLine(bytes: bytes).map { ($0.id, $0.parameters) }
     }
 
-    /// The request line by `TokenRequestLine`.
+    /// The request line by `TokenRequestLine`; nil for an `aal`, which its narrow shape lacks.
     public static func writeRequest(_ parameters: Parameters, id: RPCID) -> [UInt8]? {
-        TokenRequestLine(id: id, parameters: parameters).encoded
+        parameters.aal == nil ? TokenRequestLine(id: id, parameters: parameters).encoded : nil
     }
 
     /// The answer, read by `TokenAnswerLine` when it has the common shape.

@@ -20,11 +20,15 @@ public struct TokenParameters: Sendable, Equatable {
     public var profile: String?
     /// Seconds the token must stay valid; a refresh happens first when it would not.
     public var minValidity: Int?
+    /// The assurance level the token must carry (`aal2`: a second factor verified); a session
+    /// below it is answered `mfa_required`, never with a token.
+    public var aal: String?
 
     /// Creates token parameters.
-    public init(profile: String? = nil, minValidity: Int? = nil) {
+    public init(profile: String? = nil, minValidity: Int? = nil, aal: String? = nil) {
         self.profile = profile
         self.minValidity = minValidity
+        self.aal = aal
     }
 }
 
@@ -87,6 +91,8 @@ public struct TokenRequestLine: Equatable, Sendable {
     }
 
     /// The line, newline included, with the keys in the order the general encoder writes them.
+    /// The narrow shape has no `aal`: parameters with one go to the general encoder
+    /// (`Methods.Token.writeRequest` sees to it).
     public var encoded: [UInt8] {
         var line = Array(#"{"id":"#.utf8)
         WireText.append(id, to: &line)

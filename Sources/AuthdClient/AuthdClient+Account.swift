@@ -67,6 +67,35 @@ extension AuthdClient {
         try await call(Methods.Claims.self, ProfileParameters(profile: profile))
     }
 
+    /// The account's second factors and the session's assurance level (`aal`, `next_aal`).
+    public func listFactors() async throws(AuthdError) -> Methods.ListFactors.Result {
+        try await call(Methods.ListFactors.self, ProfileParameters(profile: profile))
+    }
+
+    /// Enrolls a second factor: `totp` (the answer carries the secret and `otpauth://` URI, once)
+    /// or `phone` with `phone`. It raises nothing until `verifyFactor` verifies a code of it.
+    public func enrollFactor(type: String = "totp", friendlyName: String? = nil, issuer: String? = nil,
+                             phone: String? = nil) async throws(AuthdError) -> Methods.EnrollFactor.Result {
+        try await call(Methods.EnrollFactor.self, .init(profile: profile, factorType: type, friendlyName: friendlyName, issuer: issuer, phone: phone))
+    }
+
+    /// Starts a verification of a factor; for a phone factor the server sends the code now.
+    public func challengeFactor(id: String, channel: String? = nil) async throws(AuthdError) -> Methods.ChallengeFactor.Result {
+        try await call(Methods.ChallengeFactor.self, .init(profile: profile, factorID: id, channel: channel))
+    }
+
+    /// Verifies a factor's code and raises the session to `aal2` (`MFA_CHALLENGE_VERIFIED`).
+    /// A TOTP code needs no `challengeID`; a phone's belongs to the challenge that sent it.
+    /// A wrong code is `.signInRefused`.
+    public func verifyFactor(id: String, code: String, challengeID: String? = nil) async throws(AuthdError) -> SessionStatus {
+        try await call(Methods.VerifyFactor.self, .init(profile: profile, factorID: id, challengeID: challengeID, code: code))
+    }
+
+    /// Removes a factor (a verified one only from an `aal2` session: `.mfaRequired` otherwise).
+    public func unenrollFactor(id: String) async throws(AuthdError) -> Methods.UnenrollFactor.Result {
+        try await call(Methods.UnenrollFactor.self, .init(profile: profile, factorID: id))
+    }
+
     /// One request on the client's connection; a minute covers the server's own timeout.
     private func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters) async throws(AuthdError) -> M.Result {
         let link = self.link

@@ -76,8 +76,15 @@ public final class AuthdClient: Sendable {
     ///   cannot be reached; the session is kept), `.daemonUnavailable`, `.keyringUnavailable`,
     ///   `.accessDenied`, or `.rejected` with reason `min_validity_too_long`.
     public func token(minValidity: Int = 0) async throws(AuthdError) -> AccessToken {
+        try await token(minValidity: minValidity, assurance: nil)
+    }
+
+    /// A token valid for at least `minValidity` seconds from a session at assurance level
+    /// `assurance` or above (`"aal2"`: verified with a second factor); `.mfaRequired` when the
+    /// session is below it, never a lower token.
+    public func token(minValidity: Int = 0, assurance: String?) async throws(AuthdError) -> AccessToken {
         let link = self.link
-        let parameters = Methods.Token.Parameters(profile: profile, minValidity: minValidity)
+        let parameters = Methods.Token.Parameters(profile: profile, minValidity: minValidity, aal: assurance)
         // A refresh can take as long as GoTrue's own timeout, and under a profile that asks, an app
         // not decided yet waits for the user (two minutes by default): give both room.
         let result = try await lane.run { () throws(AuthdError) in try link.call(Methods.Token.self, parameters, timeout: 300) }

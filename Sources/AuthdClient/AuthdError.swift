@@ -22,6 +22,10 @@ public enum AuthdError: Error, Sendable, Equatable {
     case signInRefused(String)
     /// A browser sign-in failed (the provider's error, or its flow expired).
     case browserSignInFailed(String)
+    /// The request needs a session verified with a second factor (`aal2`): a token asked for with
+    /// `aal: "aal2"`, or a change to a user who has one. Send the user to `authctl mfa verify`
+    /// (or verify through `mfaVerify`), then ask again.
+    case mfaRequired(String)
     /// authd refused the request for another reason; `reason` is its stable code when it sent one.
     case rejected(reason: String?, message: String)
     /// authd sent something this library cannot read.
@@ -41,6 +45,7 @@ public enum AuthdError: Error, Sendable, Equatable {
         case .unknownProfile: self = .unknownProfile(error.message)
         case .invalidCredentials, .signInRejected, .captchaRequired, .codeRejected, .idTokenRejected: self = .signInRefused(error.message)
         case .oauthFailed, .flowExpired: self = .browserSignInFailed(error.message)
+        case .mfaRequired: self = .mfaRequired(error.message)
         // The daemon closed this connection (too many clients, idle, or output left unread): as
         // for any closed connection, a caller that reuses connections opens a new one and retries.
         // The same reasons in an answer to a request (too many browser sign-ins waiting) refuse
@@ -54,7 +59,7 @@ public enum AuthdError: Error, Sendable, Equatable {
     public var isTransient: Bool {
         switch self {
         case .offline, .daemonUnavailable, .timedOut, .keyringUnavailable: return true
-        case .notSignedIn, .accessDenied, .unknownProfile, .signInRefused, .browserSignInFailed, .rejected, .protocolError, .foreignDaemon:
+        case .notSignedIn, .accessDenied, .unknownProfile, .signInRefused, .browserSignInFailed, .mfaRequired, .rejected, .protocolError, .foreignDaemon:
             return false
         }
     }
@@ -66,7 +71,7 @@ extension AuthdError: LocalizedError {
         switch self {
         case .notSignedIn(let message), .offline(let message), .accessDenied(let message), .daemonUnavailable(let message),
              .keyringUnavailable(let message), .unknownProfile(let message), .signInRefused(let message),
-             .browserSignInFailed(let message):
+             .browserSignInFailed(let message), .mfaRequired(let message):
             return message
         case .protocolError(let detail): return "protocol error: \(detail)"
         case .timedOut: return "authd did not answer in time; check 'journalctl --user -u authd'"

@@ -121,6 +121,51 @@ public struct GoTrueClient: GoTrueAPI {
         _ = try await send("GET", "reauthenticate", query: nil, body: nil, bearer: accessToken)
     }
 
+    /// `POST /factors`.
+    public func enrollFactor(accessToken: String, _ request: FactorEnrollmentRequest) async throws(ServerFailure) -> FactorEnrollment {
+        var fields: [String: Any] = ["factor_type": request.kind.rawValue]
+        fields["friendly_name"] = request.friendlyName
+        fields["issuer"] = request.issuer
+        fields["phone"] = request.phone
+        let data = try await send("POST", "factors", query: nil, body: try encode(fields), bearer: accessToken)
+        guard let wire = try? JSONDecoder().decode(WireEnrollment.self, from: data), !wire.id.isEmpty else {
+            throw .invalidResponse(detail: "the enrolled factor in the answer is incomplete")
+        }
+        let totp = wire.totp.flatMap { totp in totp.uri.map { TOTPSetup(uri: $0, secret: totp.secret ?? "", qrCode: totp.qr_code) } }
+        if request.kind == .totp, totp == nil { throw .invalidResponse(detail: "the enrolled TOTP factor comes without its otpauth URI") }
+        return FactorEnrollment(id: wire.id, type: wire.type ?? request.kind.rawValue, friendlyName: Self.nonEmpty(wire.friendly_name),
+                                totp: totp, phone: Self.nonEmpty(wire.phone))
+    }
+
+    /// `POST /factors/{id}/challenge`.
+    public func challengeFactor(accessToken: String, factorID: String, channel: String?) async throws(ServerFailure) -> FactorChallenge {
+        var fields: [String: Any] = [:]
+        fields["channel"] = channel
+        let data = try await send("POST", try Self.factorPath(factorID, "challenge"), query: nil, body: try encode(fields), bearer: accessToken)
+        guard let wire = try? JSONDecoder().decode(WireChallenge.self, from: data), !wire.id.isEmpty else {
+            throw .invalidResponse(detail: "the challenge in the answer is incomplete")
+        }
+        return FactorChallenge(id: wire.id, type: wire.type ?? "", expiresAt: wire.expires_at?.value.map(Int64.init))
+    }
+
+    /// `POST /factors/{id}/verify`.
+    public func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws(ServerFailure) -> SessionGrant {
+        let body = try encode(["challenge_id": challengeID, "code": code])
+        return try decodeGrant(try await send("POST", try Self.factorPath(factorID, "verify"), query: nil, body: body, bearer: accessToken))
+    }
+
+    /// `DELETE /factors/{id}`.
+    public func unenrollFactor(accessToken: String, factorID: String) async throws(ServerFailure) {
+        _ = try await send("DELETE", try Self.factorPath(factorID, nil), query: nil, body: nil, bearer: accessToken)
+    }
+
+    /// `factors/{id}[/action]`. The id goes into the path, so it must be a UUID, as GoTrue's are:
+    /// nothing else can steer the request to another endpoint.
+    static func factorPath(_ id: String, _ action: String?) throws(ServerFailure) -> String {
+        guard UUID(uuidString: id) != nil else { throw .invalidResponse(detail: "a factor id must be a UUID") }
+        return "factors/\(id.lowercased())" + (action.map { "/\($0)" } ?? "")
+    }
+
     /// `GET /authorize` for a browser: the provider, where to come back, and the PKCE challenge.
     public func authorizeURL(provider: String, redirectTo: String, codeChallenge: String, scopes: String?) -> URL {
         var components = URLComponents(url: authURL.appendingPathComponent("authorize"), resolvingAgainstBaseURL: false)!
@@ -252,15 +297,14 @@ public struct GoTrueClient: GoTrueAPI {
         guard let expiresIn = wire.expires_in?.value, Self.acceptedLifetimes.contains(expiresIn) else {
             throw .invalidResponse(detail: "the session's expires_in is not a whole number of seconds from 1 to 31536000 (a year)")
         }
-        return SessionGrant(accessToken: wire.access_token, refreshToken: wire.refresh_token, expiresIn: expiresIn,
-                            user: UserSummary(id: wire.user.id, email: Self.nonEmpty(wire.user.email), phone: Self.nonEmpty(wire.user.phone)))
+        return SessionGrant(accessToken: wire.access_token, refreshToken: wire.refresh_token, expiresIn: expiresIn, user: wire.user.summary)
     }
 
     private func decodeUser(_ data: Data) throws(ServerFailure) -> UserRecord {
         guard let user = try? JSONDecoder().decode(WireUser.self, from: data) else {
             throw .invalidResponse(detail: "the user in the answer is incomplete")
         }
-        return UserRecord(summary: UserSummary(id: user.id, email: Self.nonEmpty(user.email), phone: Self.nonEmpty(user.phone)), json: data)
+        return UserRecord(summary: user.summary, json: data)
     }
 
     private static func nonEmpty(_ string: String?) -> String? {
@@ -290,5 +334,48 @@ public struct GoTrueClient: GoTrueAPI {
         var id: String
         var email: String?
         var phone: String?
+        var factors: [Lenient<WireFactor>]?
+
+        /// What authd keeps: the verified factors among those listed (GoTrue lists a user's
+        /// factors with every user object once there are any).
+        var summary: UserSummary {
+            let verified = (factors ?? []).compactMap(\.value).filter { $0.status == "verified" }
+                .map { FactorSummary(id: $0.id, type: $0.factor_type ?? "unknown", friendlyName: GoTrueClient.nonEmpty($0.friendly_name)) }
+            return UserSummary(id: id, email: GoTrueClient.nonEmpty(email), phone: GoTrueClient.nonEmpty(phone), verifiedFactors: verified)
+        }
+    }
+
+    private struct WireFactor: Decodable {
+        var id: String
+        var factor_type: String?
+        var status: String?
+        var friendly_name: String?
+    }
+
+    /// An element that decodes to nil instead of failing the whole answer: one factor of a kind
+    /// this client does not know must not make the session unreadable.
+    private struct Lenient<Value: Decodable>: Decodable {
+        var value: Value?
+        init(from decoder: any Decoder) { value = try? Value(from: decoder) }
+    }
+
+    private struct WireEnrollment: Decodable {
+        var id: String
+        var type: String?
+        var friendly_name: String?
+        var phone: String?
+        var totp: WireTOTP?
+    }
+
+    private struct WireTOTP: Decodable {
+        var qr_code: String?
+        var secret: String?
+        var uri: String?
+    }
+
+    private struct WireChallenge: Decodable {
+        var id: String
+        var type: String?
+        var expires_at: WireInteger?
     }
 }

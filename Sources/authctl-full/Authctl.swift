@@ -13,10 +13,11 @@ struct Authctl: ParsableCommand {
         discussion: """
         Exit codes: 0 success; 1 other failure; 3 authd is not running or busy; 4 not signed in; \
         5 sign-in refused (wrong password, code or ID token); 6 the server is unreachable or failing; \
-        7 the keyring is unavailable; 8 the browser sign-in failed or timed out; 64 bad usage.
+        7 the keyring is unavailable; 8 the browser sign-in failed or timed out; 9 a second factor must be \
+        verified first (authctl mfa verify); 64 bad usage.
         """,
         version: AuthdVersion.string,
-        subcommands: [Status.self, Login.self, Signup.self, Verify.self, ResetPassword.self, UserCommand.self, Claims.self, Nonce.self, OpenURL.self,
+        subcommands: [Status.self, Login.self, Signup.self, Verify.self, ResetPassword.self, UserCommand.self, MFA.self, Claims.self, Nonce.self, OpenURL.self,
                       Token.self, Logout.self, Watch.self, Apps.self, Profile.self, Doctor.self])
 }
 

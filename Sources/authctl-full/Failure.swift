@@ -12,6 +12,7 @@ enum ExitStatus: Int32 {
     case serverUnavailable = 6
     case keyringUnavailable = 7
     case browserSignInFailed = 8
+    case mfaRequired = 9
 }
 
 /// An error that prints one line on stderr and exits with a documented code.
@@ -34,6 +35,7 @@ struct Failure: Error {
         case .offline: status = .serverUnavailable
         case .keyringUnavailable: status = .keyringUnavailable
         case .browserSignInFailed: status = .browserSignInFailed
+        case .mfaRequired: status = .mfaRequired
         // Not 3 for a foreign daemon: no authd is to be started or waited for; somebody has to
         // look at the socket.
         case .timedOut, .protocolError, .foreignDaemon, .accessDenied, .unknownProfile, .rejected: status = .failure

@@ -109,7 +109,7 @@ struct Login: ParsableCommand {
     func run() throws {
         try runReporting {
             let connection = try global.connect()
-            let status: SessionStatus
+            var status: SessionStatus
             if let provider, let idTokenFile {
                 status = try connection.call(Methods.SignInWithIdToken.self,
                                              .init(profile: global.profile, provider: provider, idToken: try readTokenFile(idTokenFile, what: "an ID token"),
@@ -143,10 +143,33 @@ struct Login: ParsableCommand {
                 status = try connection.call(Methods.SignInWithPassword.self,
                                              .init(profile: global.profile, email: email, password: password, captchaToken: captchaToken), timeout: 60)
             }
+            status = try SecondFactorPrompt.afterSignIn(status, connection: connection, profile: global.profile)
             try reportSignedIn(status, json: json)
         }
     }
 
+}
+
+extension SecondFactorPrompt {
+    /// After a sign-in to an account with a verified second factor (the session is `aal1`, its
+    /// next level `aal2`): asks for the factor's code on the terminal, or says how to verify
+    /// later when there is no terminal. The session stays signed in at `aal1` either way.
+    static func afterSignIn(_ status: SessionStatus, connection: AuthdConnection, profile: String?) throws -> SessionStatus {
+        guard status.needsSecondFactor else { return status }
+        let later = "verify it with 'authctl mfa verify' (apps that ask for aal2 wait for it)"
+        guard SecretReader.hasTerminal else {
+            note("Signed in at \((status.aal ?? "aal1").escapedForTerminal); the account has a second factor: \(later).")
+            return status
+        }
+        do {
+            let listed = try connection.call(Methods.ListFactors.self, ProfileParameters(profile: status.profile), timeout: 60)
+            let factor = try choose(from: listed.factors.filter { $0.status == "verified" }, requested: nil)
+            return try verify(factor, connection: connection, profile: status.profile, codeFromStandardInput: false)
+        } catch {
+            note("Signed in at \((status.aal ?? "aal1").escapedForTerminal), but the second factor was not verified; \(later).")
+            throw error
+        }
+    }
 }
 
 /// Prints "Signed in as …" on stderr, or the status as JSON on stdout.

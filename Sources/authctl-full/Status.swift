@@ -64,6 +64,14 @@ enum StatusText {
             if let expiresAt = status.expiresAt {
                 lines.append("Token:    \(validity(until: expiresAt, now: now))\(status.state == .refreshing ? " (refreshing)" : "")")
             }
+            if let aal = status.aal {
+                let methods = (status.amr ?? []).isEmpty ? "" : " (\((status.amr ?? []).joined(separator: ", ")))"
+                let next = status.needsSecondFactor ? "; verify a second factor for \(status.nextAal ?? "aal2"): authctl mfa verify" : ""
+                lines.append("Level:    \(aal)\(methods)\(next)")
+            }
+        case .signedOut where status.signOutReason == "mfa_verification_required":
+            lines.append("State:    signed out (mfa_verification_required): the server ended a session that lacked the account's second factor.")
+            lines.append("          Sign in again and verify it: authctl login --email you@example.com (it asks for the code)")
         case .signedOut:
             let reason = status.signOutReason.map { " (\($0))" } ?? ""
             lines.append("State:    signed out\(reason). Sign in with: authctl login --email you@example.com")

@@ -14,11 +14,15 @@ struct Token: ParsableCommand {
     @Option(name: .customLong("min-valid"), help: "Seconds the token must stay valid; authd refreshes first if needed.")
     var minValid: Int = 0
 
+    @Option(help: "The assurance level the token must have: aal2 for a session verified with a second factor (exit 9 when it is not).")
+    var aal: String?
+
     @Flag(help: "Print token, type and expiry as one JSON object.")
     var json = false
 
     func validate() throws {
         if minValid < 0 { throw ValidationError("--min-valid must not be negative") }
+        if let aal, !Methods.Token.Parameters.requestableLevels.contains(aal) { throw ValidationError("--aal must be aal1 or aal2") }
     }
 
     /// The answer authctl's front already received to its own token request (request id 1),
@@ -33,7 +37,7 @@ struct Token: ParsableCommand {
                 token = handedOver
             } else {
                 let connection = try global.connect()
-                token = try connection.call(Methods.Token.self, .init(profile: global.profile, minValidity: minValid), timeout: 300)
+                token = try connection.call(Methods.Token.self, .init(profile: global.profile, minValidity: minValid, aal: aal), timeout: 300)
             }
             if json { try printJSON(token) } else {
                 // Printed as it is, into headers and onto terminals: like the front, only what

@@ -29,6 +29,11 @@ import Testing
         Methods.ListApps.name: ("request-apps-list", "result-apps-list"),
         Methods.DecideApp.name: ("request-apps-decide", "result-apps-decide"),
         Methods.SetDefaultProfile.name: ("request-profiles-set-default", "result-profiles-set-default"),
+        Methods.EnrollFactor.name: ("request-mfa-enroll", "result-mfa-enroll"),
+        Methods.ChallengeFactor.name: ("request-mfa-challenge", "result-mfa-challenge"),
+        Methods.VerifyFactor.name: ("request-mfa-verify", "result-status-aal2"),
+        Methods.UnenrollFactor.name: ("request-mfa-unenroll", "result-mfa-unenroll"),
+        Methods.ListFactors.name: ("request-mfa-factors", "result-mfa-factors"),
     ]
 
     /// Every event name the daemon sends, and its fixture.
@@ -37,6 +42,7 @@ import Testing
         "TOKEN_REFRESHED": "event-token-refreshed", "USER_UPDATED": "event-user-updated", "PASSWORD_RECOVERY": "event-password-recovery",
         "REFRESHING": "event-refreshing", "REFRESH_FAILING": "event-refresh-failing",
         "KEYRING_UNAVAILABLE": "event-keyring-unavailable", "KEYRING_AVAILABLE": "event-keyring-available",
+        "MFA_CHALLENGE_VERIFIED": "event-mfa-challenge-verified",
     ]
 
     @Test func everyMethodHasARequestAndAResultFixture() throws {

@@ -20,6 +20,10 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var keySetFetches = 0
         var keySetDelay: Duration = .zero
         var email = "a@example.com"
+        var factorCalls: [String] = []
+        var verifyDelay: Duration = .zero
+        var refreshesDuringVerify = 0
+        var verifying = false
     }
     private let state = Mutex(State())
 
@@ -129,6 +133,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
     public func refresh(refreshToken: String) async throws(ServerFailure) -> SessionGrant {
         let (failure, delay) = state.withLock { state -> (ServerFailure?, Duration) in
             state.refreshCalls += 1
+            if state.verifying { state.refreshesDuringVerify += 1 }
             return (state.refreshFailures.isEmpty ? nil : state.refreshFailures.removeFirst(), state.refreshDelay)
         }
         if delay > .zero { try? await Task.sleep(for: delay) }
@@ -140,4 +145,52 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
     public func signOut(accessToken: String, scope: SignOutScope) async throws(ServerFailure) {
         state.withLock { $0.signOutCalls.append(scope) }
     }
+
+    /// The factor every enrollment makes, and the challenge every challenge makes.
+    public static let factorID = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", challengeID = "c0ffee00-1111-4222-8333-444455556666"
+    /// The one code `verifyFactor` accepts.
+    public static let factorCode = "654321"
+
+    /// Enrolls `FakeGoTrue.factorID`; a TOTP factor comes with a fixed secret.
+    public func enrollFactor(accessToken: String, _ request: FactorEnrollmentRequest) async throws(ServerFailure) -> FactorEnrollment {
+        state.withLock { $0.factorCalls.append("enroll \(request.kind.rawValue)") }
+        let secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+        let totp = request.kind == .totp ? TOTPSetup(uri: "otpauth://totp/dev:a@example.com?secret=\(secret)&issuer=dev", secret: secret) : nil
+        return FactorEnrollment(id: Self.factorID, type: request.kind.rawValue, friendlyName: request.friendlyName, totp: totp, phone: request.phone)
+    }
+
+    /// A TOTP challenge of `FakeGoTrue.factorID`; any other factor is unknown.
+    public func challengeFactor(accessToken: String, factorID: String, channel: String?) async throws(ServerFailure) -> FactorChallenge {
+        state.withLock { $0.factorCalls.append("challenge") }
+        guard factorID == Self.factorID else { throw .http(status: 404, code: "mfa_factor_not_found", message: "Factor not found", retryAfter: nil) }
+        return FactorChallenge(id: Self.challengeID, type: "totp", expiresAt: nil)
+    }
+
+    /// A new grant for `FakeGoTrue.factorCode`, after `setVerifyDelay`'s delay; counts refreshes
+    /// that arrive meanwhile (`refreshesDuringVerify`).
+    public func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws(ServerFailure) -> SessionGrant {
+        let delay = state.withLock { state in
+            state.factorCalls.append("verify")
+            state.verifying = true
+            return state.verifyDelay
+        }
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        state.withLock { $0.verifying = false }
+        guard code == Self.factorCode else {
+            throw .http(status: 422, code: "mfa_verification_failed", message: "Invalid TOTP code entered", retryAfter: nil)
+        }
+        return grant()
+    }
+
+    /// Records the removal.
+    public func unenrollFactor(accessToken: String, factorID: String) async throws(ServerFailure) {
+        state.withLock { $0.factorCalls.append("unenroll") }
+    }
+
+    /// The factor calls made, in order (`enroll totp`, `challenge`, `verify`, `unenroll`).
+    public var factorCalls: [String] { state.withLock { $0.factorCalls } }
+    /// Makes `verifyFactor` answer only after `delay`.
+    public func setVerifyDelay(_ delay: Duration) { state.withLock { $0.verifyDelay = delay } }
+    /// How many refreshes arrived while a verification was out.
+    public var refreshesDuringVerify: Int { state.withLock { $0.refreshesDuringVerify } }
 }

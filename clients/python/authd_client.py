@@ -95,6 +95,14 @@ class SignInRefused(Rejected):
     exit_status = 5
 
 
+class MFARequired(Rejected):
+    """The request needs a session verified with a second factor (``aal2``): a token asked for with
+    ``aal="aal2"``, or a change to a user who has one. Verify one (``verify_factor``, ``authctl mfa
+    verify``), then ask again."""
+
+    exit_status = 9
+
+
 class ProtocolError(AuthdError):
     """authd sent something this module cannot read."""
 
@@ -124,7 +132,7 @@ _BY_REASON = {
     "access_denied": AccessDenied, "keyring_unavailable": KeyringUnavailable, "unknown_profile": UnknownProfile,
     "busy": DaemonUnavailable, "app_denied": AccessDenied,
     "invalid_credentials": SignInRefused, "sign_in_rejected": SignInRefused, "captcha_required": SignInRefused,
-    "code_rejected": SignInRefused, "id_token_rejected": SignInRefused,
+    "code_rejected": SignInRefused, "id_token_rejected": SignInRefused, "mfa_required": MFARequired,
 }
 #: Reasons of the last line authd sends on a connection it closes; the call is sent again on a new one.
 _CONNECTION_CLOSED = ("idle_timeout", "too_slow")
@@ -349,13 +357,14 @@ class Client:
             params["profile"] = self.profile
         return params
 
-    def token(self, min_validity: int = 0) -> Token:
-        """A token valid for at least ``min_validity`` seconds (authd refreshes first if needed).
+    def token(self, min_validity: int = 0, aal: Optional[str] = None) -> Token:
+        """A token valid for at least ``min_validity`` seconds (authd refreshes first if needed), from
+        a session at assurance level ``aal`` or above when given (``"aal2"``: a second factor verified).
 
-        Raises NotSignedIn, Offline, DaemonUnavailable, KeyringUnavailable, AccessDenied or Rejected.
+        Raises NotSignedIn, Offline, DaemonUnavailable, KeyringUnavailable, AccessDenied, MFARequired or Rejected.
         """
         # Under a profile that asks, an app not decided yet waits for the user (two minutes by default).
-        result = self._call("session.token", self._params(min_validity=min_validity), timeout=300)
+        result = self._call("session.token", self._params(min_validity=min_validity, aal=aal), timeout=300)
         expires = datetime.datetime.fromtimestamp(result["expires_at"], tz=datetime.timezone.utc)
         return Token(result["access_token"], expires)
 
@@ -414,6 +423,32 @@ class Client:
     def claims(self) -> dict:
         """The access token's ``claims`` and whether authd ``verified`` them with the project's keys (never the token)."""
         return self._call("session.claims", self._params(), 120)
+
+    # Second factors. A wrong code raises SignInRefused; a change that needs aal2 raises MFARequired.
+
+    def list_factors(self) -> dict:
+        """The account's ``factors`` and the session's ``aal`` and ``next_aal``."""
+        return self._call("mfa.factors", self._params(), 120)
+
+    def enroll_factor(self, factor_type: str = "totp", friendly_name: Optional[str] = None, issuer: Optional[str] = None,
+                      phone: Optional[str] = None) -> dict:
+        """Enrolls a factor (``totp``, or ``phone`` with ``phone``): ``factor_id``, and for TOTP the ``totp``
+        ``secret`` and ``uri``, shown this once. It raises nothing until ``verify_factor``."""
+        params = self._params(factor_type=factor_type, friendly_name=friendly_name, issuer=issuer, phone=phone)
+        return self._call("mfa.enroll", params, 120)
+
+    def challenge_factor(self, factor_id: str, channel: Optional[str] = None) -> dict:
+        """Starts a verification (a phone factor's code is sent now): ``challenge_id``, ``expires_at``."""
+        return self._call("mfa.challenge", self._params(factor_id=factor_id, channel=channel), 120)
+
+    def verify_factor(self, factor_id: str, code: str, challenge_id: Optional[str] = None) -> dict:
+        """Verifies a code, raising the session to aal2 (MFA_CHALLENGE_VERIFIED); returns the status.
+        A TOTP code needs no ``challenge_id``; a phone's belongs to the challenge that sent it."""
+        return self._call("mfa.verify", self._params(factor_id=factor_id, code=code, challenge_id=challenge_id), 120)
+
+    def unenroll_factor(self, factor_id: str) -> dict:
+        """Removes a factor (a verified one only from an aal2 session)."""
+        return self._call("mfa.unenroll", self._params(factor_id=factor_id), 120)
 
     def events(self) -> Iterator[Event]:
         """The profile's events, INITIAL_SESSION first, until the generator is closed.

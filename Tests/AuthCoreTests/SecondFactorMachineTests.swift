@@ -1,0 +1,138 @@
+import AuthCore
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// Raising a session with a second factor: the hold that keeps refreshes away from a
+/// verification, the session it brings, and the sign-outs that ask for a second factor.
+@Suite struct SecondFactorMachineTests {
+    let t0 = Fixtures.t0
+    let policy = RefreshPolicy(jitterFraction: 0)
+    let r1 = RequestID(1), r2 = RequestID(2)
+
+    func signedInMachine() -> SessionMachine {
+        var machine = SessionMachine(policy: policy)
+        _ = machine.storedSessionLoaded(Fixtures.session(1), now: t0)
+        return machine
+    }
+
+    @Test func noRefreshStartsWhileAVerificationIsOutAndTheRaisedSessionIsAnnounced() {
+        var machine = signedInMachine()
+        #expect(machine.holdRefreshes() == true)
+        #expect(machine.holdRefreshes() == false, "one hold at a time")
+        let generation = machine.generation
+        // Past the refresh deadline and with a demanding request: still no refresh, and no timer
+        // for a deadline that has passed (it would fire at once, again and again).
+        let late = t0.addingTimeInterval(3300)
+        #expect(machine.timerFired(now: late) == [])
+        #expect(machine.tokenRequested(r2, validFor: 600, now: late) == [])
+        #expect(machine.phase == .signedIn)
+
+        let raised = Session(grant: Fixtures.grant(2), receivedAt: late)
+        #expect(machine.elevated(raised, request: r1, generation: generation, now: late) == [.cancelTimer, .store(raised, generation: generation + 1)])
+        #expect(!machine.refreshesHeld)
+        let actions = machine.storeFinished(generation: generation + 1, failure: nil, now: late)
+        let token = IssuedToken(accessToken: "access-2", expiresAt: late.addingTimeInterval(3600))
+        #expect(actions.first == .emit(.mfaChallengeVerified))
+        // The verification's own request and the one that waited both get the raised session's token.
+        #expect(actions.contains(.answer(r1, .success(token))) && actions.contains(.answer(r2, .success(token))))
+        #expect(!actions.contains { if case .refresh = $0 { true } else { false } })
+    }
+
+    @Test func theHoldIsRefusedWhileARefreshIsOutAndTakenOnceItIsStored() {
+        var machine = signedInMachine()
+        let due = t0.addingTimeInterval(3300)
+        _ = machine.timerFired(now: due)
+        #expect(machine.phase == .refreshing)
+        #expect(machine.holdRefreshes() == false)
+        _ = machine.refreshSucceeded(Fixtures.grant(2), generation: 0, now: due)
+        #expect(machine.holdRefreshes() == false, "the new session is still being written")
+        _ = machine.storeFinished(generation: 0, failure: nil, now: due)
+        #expect(machine.holdRefreshes() == true)
+    }
+
+    @Test func aFailedVerificationReleasesTheHoldAndARefreshThatCameDueStarts() {
+        var machine = signedInMachine()
+        #expect(machine.holdRefreshes() == true)
+        let late = t0.addingTimeInterval(3300)
+        #expect(machine.timerFired(now: late) == [])
+        #expect(machine.releaseRefreshes(now: late) == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+        #expect(machine.releaseRefreshes(now: late) == [], "released once")
+    }
+
+    @Test func aSignOutDuringTheVerificationWinsAndItsSessionIsDropped() {
+        var machine = signedInMachine()
+        #expect(machine.holdRefreshes() == true)
+        let generation = machine.generation
+        _ = machine.signOutRequested(scope: .local, now: t0)
+        #expect(!machine.refreshesHeld)
+        let raised = Session(grant: Fixtures.grant(2), receivedAt: t0)
+        #expect(machine.elevated(raised, request: r1, generation: generation, now: t0) == [.answer(r1, .failure(.notSignedIn(.userRequested)))])
+        #expect(machine.phase == .signedOut(.userRequested) && machine.session == nil)
+    }
+
+    @Test func aNewSignInDuringTheVerificationReplacesItsSession() {
+        var machine = signedInMachine()
+        #expect(machine.holdRefreshes() == true)
+        let generation = machine.generation
+        _ = machine.signedIn(Fixtures.session(3), request: nil, now: t0)
+        #expect(!machine.refreshesHeld)
+        let raised = Session(grant: Fixtures.grant(2), receivedAt: t0)
+        #expect(machine.elevated(raised, request: r1, generation: generation, now: t0) == [.answer(r1, .failure(.notSignedIn(.replaced)))])
+    }
+
+    @Test func aRefreshCanBeAskedForWhenTheServerChangedTheLevel() {
+        var machine = signedInMachine()
+        #expect(machine.refreshRequested(now: t0.addingTimeInterval(10)) == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+        #expect(machine.refreshRequested(now: t0.addingTimeInterval(10)) == [], "one is out already")
+    }
+
+    @Test func theServerEndingASessionThatLackedASecondFactorIsNamedSo() {
+        var user = UserSummary(id: "user-1", email: "a@example.com")
+        var session = Fixtures.session(1)
+        session.accessToken = Fixtures.accessToken(aal: "aal1")
+        let lowAAL = ServerFailure.http(status: 400, code: "session_expired",
+                                        message: "Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)", retryAfter: nil)
+        #expect(SignOutReason.serverEnded(code: "session_expired", failure: lowAAL, session: session) == .secondFactorRequired(serverCode: "session_expired"))
+        let inactivity = ServerFailure.http(status: 400, code: "session_expired", message: "Invalid Refresh Token: Session Expired (Inactivity)", retryAfter: nil)
+        #expect(SignOutReason.serverEnded(code: "session_expired", failure: inactivity, session: session) == .sessionEnded(code: "session_expired"))
+
+        let gone = ServerFailure.http(status: 400, code: "refresh_token_not_found", message: "Invalid Refresh Token: Refresh Token Not Found", retryAfter: nil)
+        // Without a known verified factor, a vanished session reads like any sign-out elsewhere.
+        #expect(SignOutReason.serverEnded(code: "refresh_token_not_found", failure: gone, session: session) == .sessionEnded(code: "refresh_token_not_found"))
+        user.verifiedFactors = [FactorSummary(id: "f", type: "totp")]
+        session.user = user
+        #expect(SignOutReason.serverEnded(code: "refresh_token_not_found", failure: gone, session: session)
+                == .secondFactorRequired(serverCode: "refresh_token_not_found"))
+        #expect(SignOutReason.secondFactorRequired(serverCode: "refresh_token_not_found").code == "mfa_verification_required")
+        // An aal2 session that vanished was ended for another reason.
+        session.accessToken = Fixtures.accessToken(aal: "aal2", amr: ["totp", "password"])
+        #expect(SignOutReason.serverEnded(code: "refresh_token_not_found", failure: gone, session: session) == .sessionEnded(code: "refresh_token_not_found"))
+
+        var machine = SessionMachine(policy: policy)
+        session.accessToken = Fixtures.accessToken(aal: "aal1")
+        _ = machine.storedSessionLoaded(session, now: t0)
+        _ = machine.timerFired(now: t0.addingTimeInterval(3300))
+        let actions = machine.refreshFailed(lowAAL, generation: 0, now: t0.addingTimeInterval(3300))
+        #expect(actions.contains(.emit(.signedOut(.secondFactorRequired(serverCode: "session_expired")))))
+    }
+
+    @Test func theLevelIsReadFromTheTokensClaims() throws {
+        let assurance = try #require(TokenAssurance(accessToken: Fixtures.accessToken(aal: "aal2", amr: ["totp", "password"])))
+        #expect(assurance.level == .aal2 && assurance.methods == ["totp", "password"])
+        #expect(TokenAssurance(accessToken: "access-1") == nil, "not a JWT")
+        let aal1 = try #require(TokenAssurance(accessToken: Fixtures.accessToken(aal: "aal1")))
+        #expect(aal1.nextLevel(for: UserSummary(id: "u")) == .aal1)
+        #expect(aal1.nextLevel(for: UserSummary(id: "u", verifiedFactors: [FactorSummary(id: "f", type: "phone")])) == .aal2)
+        #expect(AssuranceLevel.aal1 < .aal2 && AssuranceLevel(rawValue: "weird") < .aal1)
+    }
+
+    @Test func aSummaryStoredBeforeFactorsWereKeptStillReads() throws {
+        let old = Data(#"{"id":"user-1","email":"a@example.com"}"#.utf8)
+        let summary = try JSONDecoder().decode(UserSummary.self, from: old)
+        #expect(summary == UserSummary(id: "user-1", email: "a@example.com"))
+        let kept = UserSummary(id: "user-1", verifiedFactors: [FactorSummary(id: "f", type: "totp", friendlyName: "app")])
+        #expect(try JSONDecoder().decode(UserSummary.self, from: try JSONEncoder().encode(kept)) == kept)
+    }
+}
+

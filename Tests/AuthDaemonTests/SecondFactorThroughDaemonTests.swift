@@ -1,0 +1,149 @@
+import AuthCore
+import AuthDaemon
+import AuthdClient
+import AuthProtocol
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// Second factors seen from a client: a verification keeps refreshes away and announces the
+/// raised session; wrong input changes nothing; a token asked for at `aal2` is never a lower one.
+@Suite struct SecondFactorThroughDaemonTests {
+    let factor = FakeGoTrue.factorID
+
+    /// A stored session with 1000 s left, whose token states `aal`.
+    static func store(aal: String? = nil, verifiedFactor: Bool = false) -> InMemorySessionStore {
+        var session = Fixtures.session(100, receivedAt: Date().addingTimeInterval(-2600))
+        if let aal { session.accessToken = Fixtures.accessToken(aal: aal, amr: aal == "aal2" ? ["totp", "password"] : ["password"]) }
+        if verifiedFactor { session.user.verifiedFactors = [FactorSummary(id: FakeGoTrue.factorID, type: "totp")] }
+        return InMemorySessionStore(sessions: ["default": session])
+    }
+
+    @Test func aVerificationHoldsRefreshesBackAndIsAnnouncedToSubscribers() async throws {
+        let api = FakeGoTrue()
+        api.setVerifyDelay(.milliseconds(600))
+        try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
+            let watcher = try await offPool {
+                let watcher = try daemon.raw()
+                watcher.setReadTimeout(30)
+                try watcher.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
+                _ = try watcher.readLine()   // acknowledgement
+                _ = try watcher.readLine()   // INITIAL_SESSION
+                return watcher
+            }
+            defer { watcher.close() }
+            async let verified = offPool {
+                try daemon.connect().call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode))
+            }
+            // While the verification is out, a request for more validity than the token has left
+            // would refresh; it waits instead, and gets the raised session's token.
+            try await Task.sleep(for: .milliseconds(200))
+            let token = try await offPool { try daemon.connect().call(Methods.Token.self, .init(minValidity: 1200)) }
+            let status = try await verified
+            #expect(status.state == "signed_in")
+            #expect(token.accessToken == "access-1")
+            #expect(daemon.api.refreshesDuringVerify == 0)
+            #expect(daemon.api.refreshCalls == 0, "the raised session's fresh token met the request")
+            #expect(daemon.api.factorCalls == ["challenge", "verify"])
+            #expect(daemon.store.stored("default")?.accessToken == "access-1")
+            let names = try await offPool { () -> [String] in
+                var names: [String] = []
+                while !names.contains("MFA_CHALLENGE_VERIFIED"), let line = try watcher.readLine() {
+                    let event = try JSONDecoder().decode(EventLine.self, from: Data(line))
+                    names.append(event.params.event.rawValue)
+                }
+                return names
+            }
+            #expect(names.last == "MFA_CHALLENGE_VERIFIED")
+            #expect(!names.contains("SIGNED_IN") && !names.contains("TOKEN_REFRESHED"))
+        }
+    }
+
+    @Test func aWrongCodeIsRefusedAndTheSessionKept() async throws {
+        try await DaemonHarness.run(store: Self.store()) { daemon in
+            let refusal = try await offPool { () -> AuthdError? in
+                do {
+                    _ = try daemon.connect().call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: "000000"))
+                    return nil
+                } catch let error as AuthdError { return error }
+            }
+            guard case .signInRefused(let message)? = refusal else { Issue.record("expected a refused code, got \(String(describing: refusal))"); return }
+            #expect(message.contains("the code is wrong"))
+            #expect(!message.contains("000000"))
+            #expect(daemon.store.stored("default")?.accessToken == "access-100")
+            // The hold was let go: a refresh can start again.
+            _ = try await offPool { try daemon.connect().call(Methods.Token.self, .init(minValidity: 1200)) }
+            #expect(daemon.api.refreshCalls == 1)
+        }
+    }
+
+    @Test func malformedFactorInputIsRefusedBeforeAnythingIsSent() async throws {
+        try await DaemonHarness.run(store: Self.store()) { daemon in
+            let errors = try await offPool { () -> [String] in
+                let client = try daemon.connect()
+                var messages: [String] = []
+                let calls: [() throws -> Void] = [
+                    { _ = try client.call(Methods.VerifyFactor.self, .init(factorID: "../user", code: "123456")) },
+                    { _ = try client.call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: "  ")) },
+                    { _ = try client.call(Methods.EnrollFactor.self, .init(factorType: "sms")) },
+                    { _ = try client.call(Methods.EnrollFactor.self, .init(factorType: "phone")) },
+                    { _ = try client.call(Methods.ChallengeFactor.self, .init(factorID: FakeGoTrue.factorID, channel: "pigeon")) },
+                    { _ = try client.call(Methods.UnenrollFactor.self, .init(factorID: "")) },
+                    { _ = try client.call(Methods.Token.self, .init(aal: "aal9")) },
+                ]
+                for call in calls {
+                    do { try call() } catch let AuthdError.rejected(_, message) { messages.append(message) }
+                }
+                return messages
+            }
+            #expect(errors.count == 7)
+            #expect(errors.allSatisfy { $0.hasPrefix("invalid params") })
+            #expect(daemon.api.factorCalls.isEmpty)
+        }
+    }
+
+    @Test func aTokenAskedForAtAAL2IsRefusedBelowItAndGivenAtIt() async throws {
+        try await DaemonHarness.run(store: Self.store(aal: "aal1", verifiedFactor: true)) { daemon in
+            let (refusal, status) = try await offPool { () -> (AuthdError?, SessionStatus) in
+                let client = try daemon.connect()
+                var refusal: AuthdError?
+                do { _ = try client.call(Methods.Token.self, .init(aal: "aal2")) } catch let error as AuthdError { refusal = error }
+                return (refusal, try client.call(Methods.Status.self, .init()))
+            }
+            guard case .mfaRequired(let message)? = refusal else { Issue.record("expected mfa_required, got \(String(describing: refusal))"); return }
+            #expect(message.contains("authctl mfa verify"))
+            #expect(status.aal == "aal1" && status.nextAal == "aal2" && status.amr == ["password"] && status.needsSecondFactor)
+        }
+        try await DaemonHarness.run(store: Self.store(aal: "aal2")) { daemon in
+            let token = try await offPool { try daemon.connect().call(Methods.Token.self, .init(aal: "aal2")) }
+            #expect(token.accessToken.hasPrefix("eyJ"))
+        }
+        // A token whose level cannot be read meets aal1 only.
+        try await DaemonHarness.run(store: Self.store()) { daemon in
+            let aal1 = try await offPool { try daemon.connect().call(Methods.Token.self, .init(aal: "aal1")) }
+            #expect(aal1.accessToken == "access-100")
+            let refusal = try await offPool { () -> AuthdError? in
+                do { _ = try daemon.connect().call(Methods.Token.self, .init(aal: "aal2")); return nil } catch let error as AuthdError { return error }
+            }
+            if case .mfaRequired? = refusal {} else { Issue.record("expected mfa_required, got \(String(describing: refusal))") }
+        }
+    }
+
+    @Test func enrollingShowsTheSecretOnceAndRemovingAFactorRefreshes() async throws {
+        try await DaemonHarness.run(store: Self.store()) { daemon in
+            let enrolled = try await offPool { try daemon.connect().call(Methods.EnrollFactor.self, .init(factorType: "totp", friendlyName: "app")) }
+            #expect(enrolled.factorID == FakeGoTrue.factorID && enrolled.totp?.secret.isEmpty == false)
+            #expect(enrolled.totp?.uri.hasPrefix("otpauth://totp/") == true)
+            let removed = try await offPool { try daemon.connect().call(Methods.UnenrollFactor.self, .init(factorID: FakeGoTrue.factorID.uppercased())) }
+            #expect(removed.factorID == FakeGoTrue.factorID)
+            // The refresh the removal asked for: the token may state a level the session lost.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+            while daemon.api.refreshCalls == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(daemon.api.refreshCalls == 1)
+            #expect(daemon.api.factorCalls == ["enroll totp", "unenroll"])
+        }
+    }
+
+    /// An `event` notification line.
+    struct EventLine: Decodable { var params: AuthEventMessage }
+}
