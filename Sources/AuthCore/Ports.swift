@@ -129,6 +129,14 @@ public protocol ApprovalPrompt: Sendable {
     func ask(app: String, executable: String, profile: String) async -> AppDecision?
 }
 
+/// Tells the user, outside any app, that the server ended a session and how to get it back (a
+/// desktop notification).
+public protocol SignOutNotice: Sendable {
+    /// Shows that the session of `profile` ended for `reason`; returns once shown, or once it is
+    /// clear that it cannot be (no notification service).
+    func sessionEnded(profile: String, reason: SignOutReason) async
+}
+
 /// The service manager's notification channel (`sd_notify` under systemd), behind a port so the
 /// supervisor can be tested without one.
 public protocol ServiceNotifier: Sendable {

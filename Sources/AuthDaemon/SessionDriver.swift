@@ -31,6 +31,8 @@ public actor SessionDriver: Service {
     private nonisolated let published = Mutex<(machine: SessionMachine, at: ClockReading)?>(nil)
     private var lastClockCheck: ClockReading
     private let timer: any RefreshTimer
+    /// Tells the user outside any app when the server ended the session for a reason they can mend.
+    private let notice: (any SignOutNotice)?
     private let random: @Sendable () -> Double
     /// Logs with the profile named; the profile's other services log with it too.
     nonisolated let logger: Logger
@@ -47,6 +49,7 @@ public actor SessionDriver: Service {
         case refresh(refreshToken: String, generation: UInt64)
         case timerFired
         case loadStore
+        case notice(SignOutReason)
     }
     private enum KeyringJob: Sendable {
         case store(Session, generation: UInt64)
@@ -60,7 +63,7 @@ public actor SessionDriver: Service {
     /// Creates a driver. `random` returns numbers in 0..<1 for jitter.
     public init(profile: String, server: String, store: any SessionStore, api: any GoTrueAPI,
                 clock: any WallClock = SystemClock(), monotonic: any MonotonicClock = SystemMonotonicClock(),
-                timer: any RefreshTimer = DispatchWallTimer(),
+                timer: any RefreshTimer = DispatchWallTimer(), notice: (any SignOutNotice)? = nil,
                 policy: RefreshPolicy = RefreshPolicy(), logger: Logger,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.profile = profile
@@ -72,6 +75,7 @@ public actor SessionDriver: Service {
         self.monotonic = monotonic
         self.lastClockCheck = ClockReading(clock, monotonic)
         self.timer = timer
+        self.notice = notice
         self.random = random
         var logger = logger
         logger[metadataKey: "session.profile"] = "\(profile)"
@@ -99,6 +103,8 @@ public actor SessionDriver: Service {
                     group.addTask { await self.refresh(refreshToken, generation: generation) }
                 case .loadStore:
                     group.addTask { await self.loadStoredSession() }
+                case .notice(let reason):
+                    if let notice { group.addTask { await notice.sessionEnded(profile: self.profile, reason: reason) } }
                 }
             }
             keyringSink.finish()
@@ -297,6 +303,10 @@ public actor SessionDriver: Service {
                 if case .refreshFailing(.refreshLimited, let detail, _) = event {
                     // Failed refreshes are logged where they fail; a held-back one never leaves.
                     logger.notice("refresh held back", metadata: ["refresh.detail": "\(detail)"])
+                }
+                if case .signedOut(let reason) = event, case .secondFactorRequired = reason {
+                    // Out of the way of the session's own work: a notification service can be slow.
+                    jobSink.yield(.notice(reason))
                 }
                 let message = StatusMapper.event(event, machine: machine, profile: profile, server: server)
                 logger.debug("event", metadata: ["event.name": "\(message.event)"])

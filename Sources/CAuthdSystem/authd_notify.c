@@ -119,3 +119,17 @@ int authd_ask_by_notification(const char *bus_address, int stop_fd, const char *
     if (r < 0 && !question.ended) return r;
     return question.answer;
 }
+
+int authd_notify(const char *bus_address, const char *summary, const char *body) {
+    sd_bus *bus = NULL;
+    int r = authd_bus_open(bus_address, 0, &bus);
+    if (r < 0) return r;
+    sd_bus_error error = SD_BUS_ERROR_NULL;
+    /* Urgency normal, the server's own expiry (-1): news, not a question. */
+    r = sd_bus_call_method(bus, NOTIFICATIONS_NAME, NOTIFICATIONS_PATH, NOTIFICATIONS_NAME, "Notify", &error, NULL,
+                           "susssasa{sv}i", "authd", (uint32_t)0, "dialog-password", summary, body,
+                           0, 1, "urgency", "y", (uint8_t)1, (int32_t)-1);
+    sd_bus_error_free(&error);
+    sd_bus_flush_close_unref(bus);
+    return r < 0 ? r : 0;
+}

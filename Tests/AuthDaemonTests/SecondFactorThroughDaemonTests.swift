@@ -4,6 +4,8 @@ import AuthdClient
 import AuthProtocol
 import AuthTestSupport
 import Foundation
+import Logging
+import Synchronization
 import Testing
 
 /// Second factors seen from a client: a verification keeps refreshes away and announces the
@@ -142,6 +144,32 @@ import Testing
             #expect(daemon.api.refreshCalls == 1)
             #expect(daemon.api.factorCalls == ["enroll totp", "unenroll"])
         }
+    }
+
+    @Test func aRefreshRefusedForLackOfASecondFactorSignsOutSayingSoAndTellsTheDesktop() async throws {
+        let api = FakeGoTrue()
+        api.failNextRefreshes([.http(status: 400, code: "session_expired",
+                                     message: "Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)", retryAfter: nil)])
+        let notices = RecordedNotices()
+        let driver = SessionDriver(profile: "default", server: "https://example.test", store: Self.store(aal: "aal1", verifiedFactor: true), api: api,
+                                   notice: notices, policy: RefreshPolicy(jitterFraction: 0), logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await driver.run() }
+            let answer = await driver.token(validFor: 1200)
+            #expect(answer == .failure(.notSignedIn(.secondFactorRequired(serverCode: "session_expired"))))
+            #expect(await driver.status().signOutReason == "mfa_verification_required")
+            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+            while notices.seen.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(notices.seen == ["default mfa_verification_required"])
+            group.cancelAll()
+        }
+    }
+
+    /// A `SignOutNotice` that records what it was asked to show.
+    final class RecordedNotices: SignOutNotice {
+        private let state = Mutex<[String]>([])
+        var seen: [String] { state.withLock { $0 } }
+        func sessionEnded(profile: String, reason: SignOutReason) async { state.withLock { $0.append("\(profile) \(reason.code)") } }
     }
 
     /// An `event` notification line.

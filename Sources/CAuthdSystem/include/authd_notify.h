@@ -17,4 +17,8 @@ enum {
  * notification service. Written in C because sd-bus's message building is variadic. */
 int authd_ask_by_notification(const char *bus_address, int stop_fd, const char *summary, const char *body);
 
+/* Shows a plain desktop notification (no actions) and returns once the server took it: 0, or
+ * -errno when there is no bus or no notification service. `body` is shown as is: escape markup. */
+int authd_notify(const char *bus_address, const char *summary, const char *body);
+
 #endif

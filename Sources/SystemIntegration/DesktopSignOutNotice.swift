@@ -1,0 +1,42 @@
+import AuthCore
+import CAuthdSystem
+import Foundation
+import Logging
+
+/// Tells the user by a desktop notification (`org.freedesktop.Notifications`) that the server
+/// ended a session for lack of a second factor, and how to sign in again. Where no notification
+/// service runs, the log says it instead (the status and the event stream always do).
+public struct DesktopSignOutNotice: SignOutNotice {
+    private let busAddress: String?
+    private let logger: Logger
+
+    /// Creates a notice on the bus at `busAddress`, or on the user's session bus when nil.
+    public init(busAddress: String? = nil, logger: Logger) {
+        self.busAddress = busAddress
+        self.logger = logger
+    }
+
+    /// Shows the notice for a `secondFactorRequired` sign-out; other reasons show nothing here.
+    public func sessionEnded(profile: String, reason: SignOutReason) async {
+        guard let text = Self.text(profile: profile, reason: reason) else { return }
+        let address = busAddress
+        let result = await BlockingWatch.run(name: "authd.notice") { _ in authd_notify(address, text.summary, text.body) }
+        if result < 0 {
+            logger.info("no desktop notification for a session the server ended (no notification service on the session bus)",
+                        metadata: ["session.profile": "\(profile)", "sign_out.reason": "\(reason.code)", "error": "\(String(cString: strerror(-result)))"])
+        }
+    }
+
+    /// The notice's text for `reason`, nil when it has none. The body escapes markup, which
+    /// servers may render: a profile's name is the user's own, but escaped all the same.
+    static func text(profile: String, reason: SignOutReason) -> (summary: String, body: String)? {
+        guard case .secondFactorRequired(let serverCode) = reason else { return nil }
+        let body = "The server ended the session of profile '\(profile)' because it was not verified with the account's second factor (\(serverCode)). "
+            + "Sign in again and verify it: authctl login --profile \(profile) (it asks for the code)."
+        return (summary: "Sign in again with your second factor", body: escapeMarkup(body))
+    }
+
+    private static func escapeMarkup(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}
