@@ -174,6 +174,8 @@ extension DevAuthAPI {
     }
 
     /// `GET /admin/dev/outbox?to=ADDRESS`: the messages sent to an address (all when absent), oldest first.
+    /// Each is `{to, channel, type, code, sent_at, text}`; MFA phone challenges have type `mfa`
+    /// and channel `sms` (or `whatsapp` when the challenge asked for it).
     func outbox(_ request: DevRequest) -> DevResponse {
         let wanted = request.query["to"].map { $0.contains("@") ? $0.lowercased() : DevStore.normalizedPhone($0) }
         let messages = state.withLock { store in store.outbox.filter { wanted == nil || $0.to == wanted } }
@@ -181,11 +183,19 @@ extension DevAuthAPI {
     }
 
     /// `POST /admin/dev/settings {"mailer_autoconfirm": false}`: switches email confirmation.
-    func changeSettings(_ body: [String: Any]) -> DevResponse {
+    /// Also `captcha_token`, `update_password_require_reauthentication`, `reauthentication_window`
+    /// and `allow_low_aal` (GoTrue's `SESSIONS_ALLOW_LOW_AAL` in seconds; `null` or 0 turns it off).
+    /// `body` has its `null`s dropped already, so a `null` is looked for in the raw `request`.
+    func changeSettings(_ body: [String: Any], request: DevRequest) -> DevResponse {
         if let autoconfirm = body["mailer_autoconfirm"] as? Bool { state.withLock { $0.mailerAutoconfirm = autoconfirm } }
         if let captcha = body["captcha_token"] as? String { state.withLock { $0.captchaToken = captcha.isEmpty ? nil : captcha } }
         if let required = body["update_password_require_reauthentication"] as? Bool { state.withLock { $0.requireReauthentication = required } }
         if let window = body["reauthentication_window"] as? Double, window >= 0 { state.withLock { $0.reauthenticationWindow = window } }
+        if let allowance = body["allow_low_aal"] as? Double, allowance >= 0 {
+            state.withLock { $0.allowLowAAL = allowance > 0 ? allowance : nil }
+        } else if ((try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any])?["allow_low_aal"] is NSNull {
+            state.withLock { $0.allowLowAAL = nil }
+        }
         return DevResponse(status: 204)
     }
 
@@ -205,7 +215,11 @@ extension DevAuthAPI {
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int(generator.next(upperBound: UInt(1_000_000))))
         store.codes["\(address) \(purpose)"] = DevOneTimeCode(code: code, purpose: purpose, userID: user.id, sentAt: now)
-        let message = DevMessage(to: address, channel: purpose == "sms" ? "sms" : "email", type: type, code: code, sentAt: now)
+        deliver(DevMessage(to: address, channel: purpose == "sms" ? "sms" : "email", type: type, code: code, sentAt: now), store: &store)
+    }
+
+    /// "Sends" a message: into the outbox, and into `DevServerOptions.outboxFile` when set.
+    func deliver(_ message: DevMessage, store: inout DevStore) {
         store.outbox.append(message)
         if let path = options.outboxFile, let line = try? JSONSerialization.data(withJSONObject: message.json, options: [.sortedKeys]) {
             LineFile(path: path).append(line)
@@ -217,6 +231,6 @@ extension DevMessage {
     /// The message as the outbox shows it.
     var json: [String: Any] {
         ["to": to, "channel": channel, "type": type, "code": code, "sent_at": DevAuthAPI.timestamp(sentAt),
-         "text": channel == "sms" ? "Your code is \(code)" : "Your \(type) code is \(code)"]
+         "text": channel == "email" ? "Your \(type) code is \(code)" : "Your code is \(code)"]
     }
 }

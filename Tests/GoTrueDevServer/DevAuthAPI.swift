@@ -7,6 +7,12 @@ import Synchronization
 /// JSON, the JWT claims, both error formats, and refresh-token rotation (parent token answers the
 /// current one; older revoked tokens only within the reuse interval; otherwise the whole session
 /// is revoked with `refresh_token_already_used`).
+///
+/// MFA (`DevMFAEndpoints.swift`): `POST /factors` enrolls a TOTP or phone factor,
+/// `POST /factors/{id}/challenge` and `POST /factors/{id}/verify` raise the session to `aal2`
+/// (new refresh token, other `aal1` sessions of the user ended), `DELETE /factors/{id}` unenrolls.
+/// Sessions carry `aal` and `amr`; the user object lists `factors`. The dev setting
+/// `allow_low_aal` (seconds) ends sessions left at `aal1` by a user who has a verified factor.
 public final class DevAuthAPI: Sendable {
     let state: Mutex<DevStore>
     let options: DevServerOptions
@@ -79,10 +85,12 @@ public final class DevAuthAPI: Sendable {
             return withBody(request) { recover($0, request: request, now: now) }
         case ("GET", "/authorize"):
             return authorize(request, now: now)
+        case (_, let factorPath) where factorPath == "/factors" || factorPath.hasPrefix("/factors/"):
+            return factors(request, path: factorPath, now: now)
         case ("GET", "/admin/dev/outbox"):
             return outbox(request)
         case ("POST", "/admin/dev/settings"):
-            return withBody(request) { changeSettings($0) }
+            return withBody(request) { changeSettings($0, request: request) }
         case ("POST", "/admin/dev/oauth"):
             return withBody(request) { setProviderBehaviour($0) }
         case ("POST", "/admin/dev/id_token"):
@@ -278,11 +286,15 @@ public final class DevAuthAPI: Sendable {
               let user = store.users[session.userID] else {
             return DevError.response(400, "refresh_token_not_found", "Invalid Refresh Token: Refresh Token Not Found", request: request)
         }
+        // GoTrue checks the session's validity before it looks at which token was presented.
+        if store.isLowAALExpired(session, user: user, now: now) {
+            return DevError.response(400, "session_expired", "Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)", request: request)
+        }
         guard let revokedAt = row.revokedAt else {
             // The current token: rotate it.
             store.refreshTokens[presented]?.revokedAt = now
-            let child = newRefreshToken(session: session.id, parent: presented, store: &store)
-            var answer = DevResponse.json(200, sessionJSON(user: user, session: session, refreshToken: child, now: now))
+            let child = newRefreshToken(session: session.id, parent: presented, store: &store, now: now)
+            var answer = DevResponse.json(200, sessionJSON(user: user, session: session, refreshToken: child, store: store, now: now))
             answer.delay = options.refreshResponseDelay
             return answer
         }
@@ -291,7 +303,7 @@ public final class DevAuthAPI: Sendable {
         let withinReuseInterval = now.timeIntervalSince(revokedAt) < options.reuseInterval
         if let active, isParentOfActive || withinReuseInterval {
             // A client that crashed before saving the rotated token may present its parent again.
-            return .json(200, sessionJSON(user: user, session: session, refreshToken: active, now: now))
+            return .json(200, sessionJSON(user: user, session: session, refreshToken: active, store: store, now: now))
         }
         // Reuse of an old token: treat it as stolen and end the whole session.
         store.deleteSession(session.id)
@@ -333,47 +345,59 @@ public final class DevAuthAPI: Sendable {
         guard let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else {
             return DevError.response(403, "bad_jwt", "invalid JWT: unable to parse or verify signature, token has invalid claims: token is expired", request: request)
         }
-        let lookup = state.withLock { store -> (DevUser?, Bool) in
+        let lookup = state.withLock { store -> (user: DevUser?, session: Bool, lowAALExpired: Bool) in
             let sessionID = claims["session_id"] as? String ?? ""
-            return (store.users[claims["sub"] as? String ?? ""], store.sessions[sessionID] != nil)
+            let user = store.users[claims["sub"] as? String ?? ""]
+            let session = store.sessions[sessionID]
+            let expired = user.flatMap { user in session.map { store.isLowAALExpired($0, user: user, now: now) } } ?? false
+            return (user, session != nil, expired)
         }
-        guard let user = lookup.0 else {
+        guard let user = lookup.user else {
             return DevError.response(403, "user_not_found", "User from sub claim in JWT does not exist", request: request)
         }
-        guard lookup.1 else {
+        guard lookup.session else {
             return DevError.response(403, "session_not_found", "Session from session_id claim in JWT does not exist", request: request)
+        }
+        // GoTrue's requireAuthentication checks the session's validity on every Bearer endpoint.
+        if lookup.lowAALExpired {
+            return DevError.response(403, "session_expired", "Session is no longer valid", request: request)
         }
         return body(user, claims["session_id"] as? String ?? "")
     }
 
-    /// A new session for `user`; `method` goes into the token's `amr` claim.
+    /// A new session for `user`, at `aal1`; `method` is its first `amr` entry.
     func issueSession(for user: DevUser, method: String, store: inout DevStore, now: Date) -> [String: Any] {
-        let session = DevSession(id: UUID().uuidString.lowercased(), userID: user.id, createdAt: now, method: method)
+        let session = DevSession(id: UUID().uuidString.lowercased(), userID: user.id, createdAt: now,
+                                 amr: [DevAMREntry(method: method, timestamp: now)])
         store.sessions[session.id] = session
-        let refreshToken = newRefreshToken(session: session.id, parent: nil, store: &store)
-        return sessionJSON(user: user, session: session, refreshToken: refreshToken, now: now)
+        let refreshToken = newRefreshToken(session: session.id, parent: nil, store: &store, now: now)
+        return sessionJSON(user: user, session: session, refreshToken: refreshToken, store: store, now: now)
     }
 
-    private func newRefreshToken(session: String, parent: String?, store: inout DevStore) -> String {
+    /// Issues the session's new current refresh token, rotated from `parent`.
+    func newRefreshToken(session: String, parent: String?, store: inout DevStore, now: Date) -> String {
         let token = Self.randomToken()
-        store.refreshTokens[token] = DevRefreshToken(token: token, sessionID: session, parent: parent, revokedAt: nil)
+        store.refreshTokens[token] = DevRefreshToken(token: token, sessionID: session, parent: parent, issuedAt: now, revokedAt: nil)
         store.activeToken[session] = token
         return token
     }
 
-    private func sessionJSON(user: DevUser, session: DevSession, refreshToken: String, now: Date) -> [String: Any] {
+    /// The session answer of every grant (and of an MFA verification), with an access token whose
+    /// `aal` and `amr` come from the session. A low-AAL session's token expires no later than its
+    /// `allow_low_aal` allowance, as GoTrue shortens it.
+    func sessionJSON(user: DevUser, session: DevSession, refreshToken: String, store: DevStore, now: Date) -> [String: Any] {
         let issuedAt = Int(now.timeIntervalSince1970)
-        let expiresAt = issuedAt + options.accessTokenLifetime
+        var expiresAt = issuedAt + options.accessTokenLifetime
+        if let cap = store.lowAALExpiry(session, user: user) { expiresAt = min(expiresAt, Int(cap.timeIntervalSince1970)) }
         let claims: [String: Any] = [
             "iss": issuer, "sub": user.id, "aud": "authenticated", "exp": expiresAt, "iat": issuedAt,
-            "email": user.email, "phone": user.phone, "role": "authenticated", "aal": "aal1",
-            "amr": [["method": session.method, "timestamp": Int(session.createdAt.timeIntervalSince1970)]],
-            "session_id": session.id, "is_anonymous": false,
+            "email": user.email, "phone": user.phone, "role": "authenticated", "aal": session.claimedAAL,
+            "amr": session.amrClaim, "session_id": session.id, "is_anonymous": false,
             "app_metadata": appMetadata(user), "user_metadata": userMetadata(user),
         ]
         let accessToken = signer.sign(claims)
         recordSecrets([accessToken, refreshToken])
-        return ["access_token": accessToken, "token_type": "bearer", "expires_in": options.accessTokenLifetime,
+        return ["access_token": accessToken, "token_type": "bearer", "expires_in": expiresAt - issuedAt,
                 "expires_at": expiresAt, "refresh_token": refreshToken, "user": userJSON(user)]
     }
 
@@ -412,6 +436,8 @@ public final class DevAuthAPI: Sendable {
         if let confirmed = user.emailConfirmedAt ?? user.phoneConfirmedAt { json["confirmed_at"] = Self.timestamp(confirmed) }
         if let newEmail = user.newEmail { json["new_email"] = newEmail }
         if let last = user.lastSignInAt { json["last_sign_in_at"] = Self.timestamp(last) }
+        // GoTrue's `omitempty`: a user without factors has no `factors` key at all.
+        if !user.factors.isEmpty { json["factors"] = user.factors.map(\.json) }
         return json
     }
 

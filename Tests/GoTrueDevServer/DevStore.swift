@@ -18,6 +18,9 @@ struct DevUser: Sendable {
     var newEmail: String?
     /// Sign-in providers linked to the user (`email`, `phone`, `google`, …).
     var providers: [String] = ["email"]
+    /// MFA factors, oldest first. Kept on the user (GoTrue's `User.Factors`) so that `userJSON`
+    /// can show them without going back to the store.
+    var factors: [DevFactor] = []
 }
 
 /// A one-time code waiting to be verified.
@@ -60,8 +63,20 @@ struct DevSession: Sendable {
     var id: String
     var userID: String
     var createdAt: Date
-    /// How it was signed in (`password`, `otp`, `recovery`, `id_token`, `oauth`), for the `amr` claim.
+    /// GoTrue's `sessions.aal` column: `aal1`, or `aal2` once a factor was verified on it.
+    var aal = "aal1"
+    /// GoTrue's `mfa_amr_claims` of the session, one per method (`password`, `otp`, `recovery`,
+    /// `oauth`, `totp`, `mfa/phone`), in the order first added; `timestamp` is when it was last used.
+    var amr: [DevAMREntry]
+    /// The factor whose verification made the session `aal2` (GoTrue's `sessions.factor_id`):
+    /// unenrolling that factor downgrades the session.
+    var factorID: String?
+}
+
+/// One authentication method of a session and when it was last used.
+struct DevAMREntry: Sendable {
     var method: String
+    var timestamp: Date
 }
 
 /// A refresh token row. `parent` is the token it was rotated from.
@@ -69,6 +84,9 @@ struct DevRefreshToken: Sendable {
     var token: String
     var sessionID: String
     var parent: String?
+    /// When it was issued: GoTrue's reuse window for a token left behind by an MFA verification
+    /// counts from the session's last refresh, that is from here.
+    var issuedAt: Date
     var revokedAt: Date?
 }
 
@@ -100,6 +118,12 @@ struct DevStore: Sendable {
     var reauthenticationWindow: TimeInterval = 86_400
     /// The CAPTCHA token the project accepts; nil when it has no CAPTCHA (`DevServerOptions.captchaToken`).
     var captchaToken: String?
+    /// MFA challenges by id; a factor's challenges go with it.
+    var challenges: [String: DevChallenge] = [:]
+    /// GoTrue's `SESSIONS_ALLOW_LOW_AAL`, in seconds: how long a session below the user's highest
+    /// possible assurance level (`aal1` for a user with a verified factor) may be used. Nil (the
+    /// default) lets such sessions live on. Set through `POST /admin/dev/settings`.
+    var allowLowAAL: TimeInterval?
 
     func user(phone: String) -> DevUser? {
         users.values.first { !$0.phone.isEmpty && $0.phone == Self.normalizedPhone(phone) }
@@ -110,6 +134,20 @@ struct DevStore: Sendable {
 
     func user(email: String) -> DevUser? {
         users.values.first { !$0.email.isEmpty && $0.email.caseInsensitiveCompare(email) == .orderedSame }
+    }
+
+    /// The factor `factorID` of the user `userID`; nil when that user has no such factor.
+    func factor(_ factorID: String, of userID: String) -> DevFactor? {
+        users[userID]?.factors.first { $0.id == factorID }
+    }
+
+    /// Removes the factors of `userID` that `doomed` picks, and their challenges.
+    mutating func deleteFactors(of userID: String, where doomed: (DevFactor) -> Bool) {
+        guard let factors = users[userID]?.factors else { return }
+        let gone = Set(factors.filter(doomed).map(\.id))
+        guard !gone.isEmpty else { return }
+        users[userID]?.factors.removeAll { gone.contains($0.id) }
+        challenges = challenges.filter { !gone.contains($0.value.factorID) }
     }
 
     /// Removes a session and every refresh token it ever had.

@@ -9,7 +9,14 @@ struct DevServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authd-dev-server",
         abstract: "A GoTrue-compatible development server (Supabase Auth) on 127.0.0.1, state in memory.",
-        discussion: "Serves /auth/v1/health, /settings, /signup, /token (password, refresh_token), /user and /logout.")
+        discussion: """
+            Serves under /auth/v1: /health, /settings, /signup, /token (password, refresh_token, id_token, pkce), /user, \
+            /logout, /otp, /verify, /recover, /reauthenticate, /authorize and /.well-known/jwks.json; and MFA: \
+            POST /factors (totp or phone), POST /factors/{id}/challenge, POST /factors/{id}/verify, DELETE /factors/{id}. \
+            Phone MFA codes go to the outbox (GET /admin/dev/outbox) as messages of type "mfa". \
+            POST /admin/dev/settings changes mailer_autoconfirm, captcha_token, update_password_require_reauthentication, \
+            reauthentication_window and allow_low_aal (seconds an aal1 session of a user with a verified factor may live; null turns it off).
+            """)
 
     @Option(help: "Address to bind.")
     var host = "127.0.0.1"

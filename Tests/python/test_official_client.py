@@ -238,3 +238,101 @@ def test_get_claims_verifies_with_the_published_keys_and_follows_a_rotation(asym
     from supabase_auth.errors import AuthInvalidJwtError
     with pytest.raises(AuthInvalidJwtError):
         client(url).get_claims(forged)
+
+
+def totp_code(secret: str, at: float | None = None) -> str:
+    """RFC 6238 as authenticator apps compute it: HMAC-SHA1 of the 30-second counter, 6 digits."""
+    import hashlib
+    import hmac
+    import struct
+    import time
+    key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+    counter = int((time.time() if at is None else at) // 30)
+    mac = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
+    offset = mac[-1] & 0x0F
+    return "%06d" % ((struct.unpack(">I", mac[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000)
+
+
+def test_totp_code_matches_rfc_6238():
+    secret = base64.b32encode(b"12345678901234567890").decode().rstrip("=")
+    assert totp_code(secret, 59) == "287082"
+
+
+def test_mfa_totp_enroll_verify_list_and_unenroll(dev_server, email):
+    auth = client(dev_server)
+    first = auth.sign_up({"email": email, "password": PASSWORD}).session
+    before = auth.mfa.get_authenticator_assurance_level()
+    assert (before.current_level, before.next_level) == ("aal1", "aal1")
+
+    enrolled = auth.mfa.enroll({"factor_type": "totp", "friendly_name": "py-authenticator"})
+    assert enrolled.type == "totp"
+    assert enrolled.friendly_name == "py-authenticator"
+    assert enrolled.totp.qr_code.startswith("data:image/svg+xml;utf-8,") and "<svg" in enrolled.totp.qr_code
+    assert enrolled.totp.uri.startswith("otpauth://totp/") and f"secret={enrolled.totp.secret}" in enrolled.totp.uri
+    unverified = auth.mfa.list_factors()
+    assert [f.status for f in unverified.all] == ["unverified"] and unverified.totp == []
+
+    challenge = auth.mfa.challenge({"factor_id": enrolled.id})
+    assert challenge.factor_type == "totp" and challenge.expires_at > 0
+    right = totp_code(enrolled.totp.secret)
+    with pytest.raises(AuthApiError) as wrong:
+        auth.mfa.verify({"factor_id": enrolled.id, "challenge_id": challenge.id, "code": "000000" if right != "000000" else "111111"})
+    assert (wrong.value.status, wrong.value.code) == (422, "mfa_verification_failed")
+    assert wrong.value.message == "Invalid TOTP code entered"
+
+    verified = auth.mfa.challenge_and_verify({"factor_id": enrolled.id, "code": totp_code(enrolled.totp.secret)})
+    assert verified.refresh_token != first.refresh_token
+    assert claims(verified.access_token)["session_id"] == claims(first.access_token)["session_id"]
+    level = auth.mfa.get_authenticator_assurance_level()
+    assert (level.current_level, level.next_level) == ("aal2", "aal2")
+    assert [entry.method for entry in level.current_authentication_methods] == ["totp", "password"]
+    factors = auth.mfa.list_factors()
+    assert [(f.id, f.status, f.friendly_name) for f in factors.totp] == [(enrolled.id, "verified", "py-authenticator")]
+
+    # A second sign-in is aal1: it may not remove a verified factor.
+    other = client(dev_server)
+    other.sign_in_with_password({"email": email, "password": PASSWORD})
+    assert other.mfa.get_authenticator_assurance_level().next_level == "aal2"
+    with pytest.raises(AuthApiError) as low:
+        other.mfa.unenroll({"factor_id": enrolled.id})
+    assert (low.value.status, low.value.code) == (422, "insufficient_aal")
+
+    assert auth.mfa.unenroll({"factor_id": enrolled.id}).id == enrolled.id
+    assert auth.mfa.list_factors().all == []
+    refreshed = auth.refresh_session().session
+    assert claims(refreshed.access_token)["aal"] == "aal1"
+
+
+def test_mfa_verification_leaves_the_aal1_refresh_token_unusable(dev_server, email):
+    auth = client(dev_server)
+    first = auth.sign_up({"email": email, "password": PASSWORD}).session
+    enrolled = auth.mfa.enroll({"factor_type": "totp"})
+    verified = auth.mfa.challenge_and_verify({"factor_id": enrolled.id, "code": totp_code(enrolled.totp.secret)})
+    # Not the parent of the new token (GoTrue skips a step): presenting it is reuse, and ends the session.
+    with pytest.raises(AuthApiError) as reuse:
+        client(dev_server).refresh_session(first.refresh_token)
+    assert (reuse.value.status, reuse.value.code) == (400, "refresh_token_already_used")
+    with pytest.raises(AuthApiError) as ended:
+        client(dev_server).refresh_session(verified.refresh_token)
+    assert ended.value.code == "refresh_token_not_found"
+
+
+def test_mfa_phone_factor_with_the_code_from_the_outbox(dev_server, email):
+    auth = client(dev_server)
+    auth.sign_up({"email": email, "password": PASSWORD})
+    enrolled = auth.mfa.enroll({"factor_type": "phone", "phone": "+15550003333"})
+    assert enrolled.type == "phone" and enrolled.friendly_name == ""
+    challenge = auth.mfa.challenge({"factor_id": enrolled.id, "channel": "sms"})
+    assert challenge.factor_type == "phone"
+    import urllib.request
+    with urllib.request.urlopen(f"{dev_server}/admin/dev/outbox?to=15550003333") as answer:
+        message = json.load(answer)["messages"][-1]
+    assert (message["type"], message["channel"]) == ("mfa", "sms")
+    with pytest.raises(AuthApiError) as soon:
+        auth.mfa.challenge({"factor_id": enrolled.id})
+    assert (soon.value.status, soon.value.code) == (429, "over_sms_send_rate_limit")
+    auth.mfa.verify({"factor_id": enrolled.id, "challenge_id": challenge.id, "code": message["code"]})
+    level = auth.mfa.get_authenticator_assurance_level()
+    assert level.current_level == "aal2"
+    assert level.current_authentication_methods[0].method == "mfa/phone"
+    assert [f.phone for f in auth.mfa.list_factors().phone] == ["15550003333"]
