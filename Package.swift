@@ -197,7 +197,9 @@ let package = Package(
         .testTarget(name: "SystemIntegrationTests", dependencies: [
             "SystemIntegration", "AuthTestSupport", external("Logging", "swift-log"),
         ]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthdClient", "AuthTestSupport", "CSystemd"],
+        .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthdClient", "AuthTestSupport", "CSystemd",
+                                                          // HMAC-SHA1, for the TOTP codes an authenticator app would show.
+                                                          external("Crypto", "swift-crypto")],
                     exclude: ["Helpers"]),
     ]
 )

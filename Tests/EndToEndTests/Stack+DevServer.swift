@@ -86,4 +86,31 @@ extension Stack {
             #expect(!printed.contains(secret), "a secret leaked into the output", sourceLocation: sourceLocation)
         }
     }
+
+    /// An access token from a password sign-in made with curl, as another app would: a session
+    /// of its own, which authd does not hold.
+    func passwordGrant(email: String, password: String) throws -> String {
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: ["email": email, "password": password]), as: UTF8.self)
+        let answer = try devPOST("/auth/v1/token?grant_type=password", body)
+        guard let token = (try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any])?["access_token"] as? String else {
+            throw StackError("no session from the password grant")
+        }
+        return token
+    }
+
+    /// POSTs `body` with `token` as Bearer (through a header file, never the command line) and
+    /// returns the JSON object answered; fails unless the server answers 2xx.
+    func bearerPOST(_ path: String, _ body: String, token: String) throws -> [String: Any] {
+        let headers = try file("bearer-\(UUID().uuidString.prefix(6)).headers",
+                               contents: "Authorization: Bearer \(token)\napikey: e2e-anon-key\nContent-Type: application/json\n")
+        defer { try? FileManager.default.removeItem(atPath: headers) }
+        let result = try runCommand("/usr/bin/curl", ["-sS", "-w", "\n%{http_code}", "-X", "POST", "\(serverURL)\(path)", "-H", "@\(headers)",
+                                                      "--data-binary", "@-"], environment: environment, input: body)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let status = lines.last.flatMap({ Int($0) }), (200..<300).contains(status),
+              let object = try JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8)) as? [String: Any] else {
+            throw StackError("POST \(path) failed: \(result.stdout) \(result.stderr)")
+        }
+        return object
+    }
 }
