@@ -289,3 +289,41 @@ def test_typed_calls_sign_in_behind_a_captcha_verify_claims_and_change_a_passwor
     assert client.user()["email"] == email
     for secret in (password, new_password, code, token.value):
         assert secret not in stack.output()
+
+
+def _totp(secret: str, offset: int = 0) -> str:
+    """The code an authenticator app shows for ``secret`` (RFC 6238: SHA-1, 6 digits, 30 s)."""
+    import base64, hashlib, hmac, struct
+    key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+    digest = hmac.new(key, struct.pack(">Q", (int(time.time()) + offset) // 30), hashlib.sha1).digest()
+    start = digest[19] & 0x0F
+    return "%06d" % ((struct.unpack(">I", digest[start:start + 4])[0] & 0x7FFFFFFF) % 1_000_000)
+
+
+def test_typed_second_factor_calls_raise_the_session_and_guard_aal2_tokens(stack):
+    stack.start_daemon()
+    client = authd_client.connect(socket_path=stack.socket)
+    email, password = "py-mfa@example.com", "py-mfa-password"
+    client.sign_up(password, email=email)
+    assert client.status()["aal"] == "aal1"
+    with pytest.raises(authd_client.MFARequired) as required:
+        client.token(aal="aal2")
+    assert required.value.reason == "mfa_required" and required.value.exit_status == 9
+    assert "authctl mfa verify" in str(required.value)
+
+    factor = client.enroll_factor("totp", friendly_name="py app")
+    secret = factor["totp"]["secret"]
+    assert factor["type"] == "totp" and factor["totp"]["uri"].startswith("otpauth://totp/")
+    with pytest.raises(authd_client.SignInRefused) as wrong:
+        client.verify_factor(factor["factor_id"], "000000")
+    assert wrong.value.reason == "code_rejected"
+    status = client.verify_factor(factor["factor_id"], _totp(secret))
+    assert status["aal"] == "aal2" and status["amr"][0] == "totp"
+    assert client.token(aal="aal2").value.count(".") == 2
+    listed = client.list_factors()
+    assert listed["aal"] == "aal2" and [f["status"] for f in listed["factors"]] == ["verified"]
+    challenge = client.challenge_factor(factor["factor_id"])
+    assert challenge["type"] == "totp" and challenge["challenge_id"]
+    assert client.unenroll_factor(factor["factor_id"])["factor_id"] == factor["factor_id"]
+    assert client.list_factors()["factors"] == []
+    assert password not in stack.output()
