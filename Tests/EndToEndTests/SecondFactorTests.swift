@@ -132,6 +132,41 @@ struct SecondFactorTests {
         }
     }
 
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") && FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
+                   "needs zbarimg (zbar-tools) and script (bsdutils): scripts/install-deps --tests"))
+    func theQRCodeDrawnOnTheTerminalScansAsTheFactorsURI() async throws {
+        try await Stack.running("mfa-qr", lifetime: 3600) { stack in
+            try stack.startSignedIn(email: "mfa-qr-\(UUID().uuidString.prefix(6).lowercased())@example.com", password: "mfa-qr-pw-\(UUID().uuidString)")
+            // On a terminal (script(1) gives it one) the factor's URI is drawn as a QR code.
+            let command = "\(Binaries.path("authctl")) mfa enroll --no-verify --name qr"
+            let drawn = try runCommand("/usr/bin/script", ["-qec", command, "/dev/null"], environment: stack.environment)
+            #expect(drawn.status == 0, "\(drawn.stdout)")
+            // A terminal ends its lines with CR LF, which Swift takes as one character.
+            let lines = drawn.stdout.split(whereSeparator: \.isNewline).map(String.init)
+            let uri = try #require(lines.first { $0.hasPrefix("URI:") }?
+                .dropFirst(4).trimmingCharacters(in: .whitespacesAndNewlines))
+            // Back from half blocks to modules, then to a picture a QR reader scans.
+            var modules: [[Bool]] = []
+            for line in lines {
+                guard let start = line.range(of: "\u{1B}[97;40m"), let end = line.range(of: "\u{1B}[0m") else { continue }
+                let cells = line[start.upperBound..<end.lowerBound]
+                modules.append(cells.map { $0 == "█" || $0 == "▀" })
+                modules.append(cells.map { $0 == "█" || $0 == "▄" })
+            }
+            #expect(modules.count > 20 && modules.allSatisfy { $0.count == modules[0].count })
+            let scale = 6
+            var picture = "P1\n\(modules[0].count * scale) \(modules.count * scale)\n"
+            for row in modules {
+                let line = row.flatMap { light in Array(repeating: light ? "0" : "1", count: scale) }.joined(separator: " ") + "\n"
+                picture += String(repeating: line, count: scale)
+            }
+            let file = try stack.file("qr.pbm", contents: picture)
+            let scanned = try runCommand("/usr/bin/zbarimg", ["--raw", "-q", file], environment: stack.environment)
+            #expect(scanned.status == 0, "\(scanned.stderr)")
+            #expect(scanned.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == uri)
+        }
+    }
+
     /// Polls `condition` every 100 ms for up to `timeout` seconds.
     func waitUntil(timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
