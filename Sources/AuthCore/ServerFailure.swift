@@ -47,6 +47,28 @@ public enum DegradedReason: String, Sendable, Equatable, Codable {
     /// authd itself held a refresh back: its per-session limit of refresh grants a minute was
     /// reached (`RefreshBudget`).
     case refreshLimited = "refresh_limited"
+    /// authd holds refreshes back because an MFA verification's outcome is unknown: the server
+    /// may have moved the refresh token on (`SessionMachine.verificationUncertain`).
+    case verificationUncertain = "mfa_verification_uncertain"
+}
+
+extension ServerFailure {
+    /// GoTrue's `error_code`, when the server answered with one.
+    public var errorCode: String? {
+        if case .http(_, let code, _, _) = self { return code }
+        return nil
+    }
+
+    /// Whether the server may have carried out the request although this failure came back: no
+    /// answer, or one that could not be read (a proxy's 5xx after the server committed, a body
+    /// cut short). A 4xx from GoTrue is a refusal, certain.
+    public var leavesOutcomeUnknown: Bool {
+        switch self {
+        case .unreachable, .invalidResponse: return true
+        case .untrustedCertificate: return false // the handshake failed: nothing was sent
+        case .http(let status, _, _, _): return status >= 500 || status == 408
+        }
+    }
 }
 
 extension ServerFailure {
@@ -79,10 +101,11 @@ extension SignOutReason {
     ///
     /// Two of GoTrue's ways of ending a session are about a missing second factor, and they read
     /// like any other end unless recognised: a project's low-AAL limit answers `session_expired`
-    /// with "Session Expired (Low AAL: User Needs MFA Verification)", and a factor verified in
-    /// any other app deletes the user's `aal1` sessions (`InvalidateSessionsWithAALLessThan`),
-    /// whose refresh tokens then go unfound. The second is told apart from a sign-out elsewhere
-    /// only when the user is known to have a verified factor while this session lacks it.
+    /// with "Session Expired (Low AAL: User Needs MFA Verification)", which says so for certain;
+    /// and a factor verified in any other app deletes the user's `aal1` sessions
+    /// (`InvalidateSessionsWithAALLessThan`), whose refresh tokens then go unfound, as after a
+    /// sign-out elsewhere. The second is only likely, and only when the user is known to have a
+    /// verified factor while this session lacks it: it keeps the server's code on the wire.
     public static func serverEnded(code: String, failure: ServerFailure, session: Session?) -> SignOutReason {
         if code == "session_expired", case .http(_, _, let message, _) = failure, message.contains("Low AAL") {
             return .secondFactorRequired(serverCode: code)
@@ -90,7 +113,7 @@ extension SignOutReason {
         if ["refresh_token_not_found", "session_not_found"].contains(code), let session,
            let assurance = TokenAssurance(accessToken: session.accessToken),
            assurance.level < assurance.nextLevel(for: session.user) {
-            return .secondFactorRequired(serverCode: code)
+            return .endedWithoutSecondFactor(serverCode: code)
         }
         return .sessionEnded(code: code)
     }

@@ -30,8 +30,12 @@ public struct SessionMachine: Sendable {
     private var lastFailureAt: Date?
     /// Reading and writing the keyring: what is out, what failed, when to try again.
     private var keyring = KeyringRetryState()
-    /// Set while a server call that replaces the tokens in place is out (`holdRefreshes`).
-    public private(set) var refreshesHeld = false
+    /// Whether refreshes are held back for a verification (`holdRefreshes`), and how.
+    public private(set) var hold: RefreshHold = .none
+    /// Whether refreshes are held back now.
+    public var refreshesHeld: Bool { hold != .none }
+    /// The hold a verification took over, restored when it is refused.
+    private var holdBefore: RefreshHold = .none
 
     /// Creates a machine in the `loading` phase.
     public init(policy: RefreshPolicy = RefreshPolicy()) {
@@ -95,29 +99,67 @@ public struct SessionMachine: Sendable {
     /// Holds refreshes back for a server call that replaces the session's tokens in place (an MFA
     /// verification), so that no refresh is out while it is: GoTrue's verification moves the
     /// session's refresh token on by two steps, and a refresh presenting the old one afterwards
-    /// would count as reuse and end the session. True when the hold is taken: a session is held
-    /// and no refresh or write of a new one is out. Otherwise nothing changes, and the caller
-    /// waits for the session to settle (a token request does) and asks again.
+    /// would count as reuse and end the session. True when the hold is taken: a session is held,
+    /// no refresh or write of a new one is out, and no other verification is. A hold left by a
+    /// verification whose outcome is unknown (`verificationUncertain`) is taken over: a new
+    /// verification is what mends it. Otherwise nothing changes, and the caller waits for the
+    /// session to settle (`isSettled`) and asks again.
     public mutating func holdRefreshes() -> Bool {
-        guard phase == .signedIn, session != nil, !refreshesHeld else { return false }
-        refreshesHeld = true
+        guard phase == .signedIn, session != nil, hold != .verifying else { return false }
+        holdBefore = hold
+        hold = .verifying
         return true
+    }
+
+    /// Whether nothing is in flight that a hold must wait for: no refresh, no write of a new
+    /// session, no read of the store.
+    public var isSettled: Bool {
+        switch phase {
+        case .refreshing, .persisting, .loading: return false
+        case .signedIn, .signedOut, .storeUnavailable: return true
+        }
     }
 
     /// The server changed what the session's tokens state (a factor was removed, lowering the
     /// level): refresh now, within the breaker's limit. Nothing when a refresh is out or held.
     public mutating func refreshRequested(now: Date) -> [SessionAction] {
-        guard phase == .signedIn, session != nil, !refreshesHeld else { return [] }
+        guard phase == .signedIn, session != nil, hold == .none else { return [] }
         return beginRefresh(now: now)
     }
 
-    /// The held call failed or was abandoned: refreshes may start again, and any that came due
-    /// meanwhile starts now.
+    /// The held call was refused for certain, or was never sent: refreshes may start again, and
+    /// any that came due meanwhile starts now; unless an earlier verification's outcome is still
+    /// unknown, whose wait then goes on (a refused retry says nothing about the first).
     public mutating func releaseRefreshes(now: Date) -> [SessionAction] {
-        guard refreshesHeld else { return [] }
-        refreshesHeld = false
+        guard hold == .verifying else { return [] }
+        hold = holdBefore
+        holdBefore = .none
         return evaluate(now: now)
     }
+
+    /// The held call failed in a way that leaves its outcome unknown (no answer, a broken one): the
+    /// server may have verified and moved the refresh token on, and then a refresh with the
+    /// stored one would end the session as reuse. Refreshes stay held back while the access token
+    /// lasts (until `uncertainMargin` before it expires), so that a new verification can bring the
+    /// new tokens (it works on the same session with the still-valid access token); requests are
+    /// served the current token meanwhile, and subscribers are told why refreshing waits. Then
+    /// the refresh is tried anyway: it may succeed (the first verification never reached the
+    /// server), or the server says the session is over.
+    public mutating func verificationUncertain(now: Date) -> [SessionAction] {
+        guard hold == .verifying, let session else { return [] }
+        // A minute before the token expires: room for the refresh to be tried while it serves.
+        let until = max(now, session.expiresAt.addingTimeInterval(-Self.uncertainMargin))
+        hold = .uncertain(until: until)
+        holdBefore = .none
+        degraded = (.verificationUncertain, Self.uncertainDetail, until)
+        return [.emit(.refreshFailing(.verificationUncertain, detail: Self.uncertainDetail, retryAt: until))] + evaluate(now: now)
+    }
+
+    /// How long before the token expires a refresh held back by an unknown verification is tried.
+    public static let uncertainMargin: TimeInterval = 60
+
+    /// Why refreshing waits after a verification whose outcome is unknown.
+    public static let uncertainDetail = "the server may have verified a second factor without authd hearing its answer; verify it again ('authctl mfa verify') to keep the session, before refreshing is tried anyway"
 
     /// The held call (taken in `generation`) produced `newSession`, the same session raised to
     /// `aal2`: it is stored and served like a sign-in's, announced as `MFA_CHALLENGE_VERIFIED`,
@@ -125,13 +167,19 @@ public struct SessionMachine: Sendable {
     /// waiting and get the new one. A sign-out or sign-in since the hold wins: `request` is told
     /// so and `newSession` is dropped.
     public mutating func elevated(_ newSession: Session, request: RequestID, generation: UInt64, now: Date) -> [SessionAction] {
-        guard generation == self.generation, refreshesHeld else {
+        guard generation == self.generation, hold == .verifying else {
             let reason: SignOutReason
             if case .signedOut(let ended?) = phase { reason = ended } else { reason = .replaced }
             return [.answer(request, .failure(.notSignedIn(reason)))]
         }
-        refreshesHeld = false
         return [.cancelTimer] + adopt(newSession, request: request, announcing: .mfaChallengeVerified)
+    }
+
+    /// The server ended the session outside a refresh, saying so with `code` (it signed every
+    /// session of the user out when a verification was refused by the project's hook).
+    public mutating func serverEndedSession(code: String, now: Date) -> [SessionAction] {
+        guard session != nil || pending != nil else { return [] }
+        return end(.sessionEnded(code: code))
     }
 
     /// The token a request for at least `minimum` seconds of validity gets at once, without
@@ -228,6 +276,7 @@ public struct SessionMachine: Sendable {
             keyring.shift(by: offset)
             lastFailureAt = lastFailureAt?.addingTimeInterval(offset)
             degraded?.retryAt.addTimeInterval(offset)
+            if case .uncertain(let until) = hold { hold = .uncertain(until: until.addingTimeInterval(offset)) }
             actions += storeAgainIfIdle()
         }
         return actions + evaluate(now: now)
@@ -380,9 +429,21 @@ public struct SessionMachine: Sendable {
             keyring.storeRetryInFlight = true
             actions.append(write(session, adopting: false))
         }
-        // Held: no refresh and no timer for one (a passed deadline would fire at once, again and
-        // again); the release evaluates anew.
-        if refreshesHeld { return actions }
+        switch hold {
+        case .verifying:
+            // No refresh and no timer for one (a passed deadline would fire at once, again and
+            // again); the verification's end evaluates anew.
+            return actions
+        case .uncertain(let until) where now < until:
+            // Waiting for a new verification: the current token serves, and the timer ends the wait.
+            return actions + answerWaitingAfterFailure(.verificationUncertain, detail: Self.uncertainDetail, now: now)
+                + [.armTimer(min(until, keyring.storeRetryAt ?? until))]
+        case .uncertain:
+            hold = .none
+            if degraded?.reason == .verificationUncertain { degraded = nil }
+        case .none:
+            break
+        }
         if now >= deadline || !waiting.isEmpty {
             return actions + beginRefresh(now: now)
         }
@@ -418,8 +479,17 @@ public struct SessionMachine: Sendable {
     /// back until the window has room, waiting requests get the current token while it is valid
     /// (an error saying so once it is not), and subscribers are told once.
     private mutating func beginRefresh(now: Date) -> [SessionAction] {
-        // Held: the requests wait, and the release looks again.
-        guard let session, !refreshesHeld else { return [] }
+        guard let session else { return [] }
+        switch hold {
+        case .verifying:
+            // The requests wait, and the verification's end looks again.
+            return []
+        case .uncertain:
+            // Waiting for a new verification: the current token serves while it is valid.
+            return answerWaitingAfterFailure(.verificationUncertain, detail: Self.uncertainDetail, now: now)
+        case .none:
+            break
+        }
         guard budget.take(now: now) else { return holdBackRefresh(now: now) }
         phase = .refreshing
         return [.emit(.refreshing), .refresh(refreshToken: session.refreshToken, generation: generation)]
@@ -439,7 +509,8 @@ public struct SessionMachine: Sendable {
 
     private mutating func end(_ reason: SignOutReason) -> [SessionAction] {
         generation &+= 1
-        refreshesHeld = false
+        hold = .none
+        holdBefore = .none
         keyring.abandonLoad()
         session = nil
         pending = nil
@@ -468,7 +539,8 @@ public struct SessionMachine: Sendable {
     private mutating func adopt(_ newSession: Session, request: RequestID?, announcing event: SessionEvent) -> [SessionAction] {
         generation &+= 1
         // A hold belongs to the session it was taken on; its call's answer is dropped now.
-        refreshesHeld = false
+        hold = .none
+        holdBefore = .none
         clearFailures()
         keyring.clearStoreRetry()
         if let request { waiting.append((request, 0)) }

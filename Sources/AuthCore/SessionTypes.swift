@@ -18,11 +18,15 @@ public enum SignOutReason: Sendable, Equatable {
     case sessionEnded(code: String)
     /// A different sign-in replaced the session.
     case replaced
-    /// The server ended a session that lacked a verified second factor (`aal1`), with its
-    /// error code `serverCode`: the project's low-AAL limit ran out, or a factor verified in
-    /// another app ended the user's `aal1` sessions. Signing in again and verifying the second
-    /// factor mends it.
+    /// The server ended a session that lacked a verified second factor (`aal1`) because it
+    /// lacked it, with its error code `serverCode`: the project's low-AAL limit ran out. Signing
+    /// in again and verifying the second factor mends it.
     case secondFactorRequired(serverCode: String)
+    /// The server no longer knows an `aal1` session of a user known to have a verified second
+    /// factor (`serverCode`: `refresh_token_not_found` or `session_not_found`): most likely the
+    /// factor was verified in another app, which ends the user's `aal1` sessions, though a
+    /// sign-out elsewhere reads the same. The wire carries the server's code.
+    case endedWithoutSecondFactor(serverCode: String)
 
     /// A stable machine-readable code for the wire.
     public var code: String {
@@ -31,6 +35,7 @@ public enum SignOutReason: Sendable, Equatable {
         case .sessionEnded(let code): return code
         case .replaced: return "replaced_by_new_sign_in"
         case .secondFactorRequired: return Self.secondFactorRequiredCode
+        case .endedWithoutSecondFactor(let code): return code
         }
     }
 
@@ -125,4 +130,15 @@ public enum SessionAction: Sendable, Equatable {
     case armTimer(Date)
     /// Disarm the refresh timer.
     case cancelTimer
+}
+
+/// Whether a `SessionMachine` holds its refreshes back for an MFA verification.
+public enum RefreshHold: Sendable, Equatable {
+    /// Refreshes run as usual.
+    case none
+    /// A verification is at the server: no refresh may be.
+    case verifying
+    /// A verification's outcome is unknown: no refresh before `until`, unless a new
+    /// verification brings new tokens first.
+    case uncertain(until: Date)
 }

@@ -65,3 +65,15 @@ public enum SignOutRules {
     /// The outcome when no valid token could be had for a sign-out of `others`.
     public static let noValidToken = SignOutOutcome(confirmed: false, detail: "no valid access token to sign out with")
 }
+
+/// Which sign-outs the user is told about outside any app (`SignOutNotice`): the ones they
+/// mend by signing in again with their second factor.
+public enum DesktopNoticeRule {
+    /// Whether a sign-out for `reason` gets a notice.
+    public static func notifies(_ reason: SignOutReason) -> Bool {
+        switch reason {
+        case .secondFactorRequired, .endedWithoutSecondFactor: return true
+        case .userRequested, .sessionEnded, .replaced: return false
+        }
+    }
+}

@@ -127,4 +127,10 @@ public enum AccountFailure: Error, Sendable {
     case session(TokenFailure)
     /// The server refused or could not be reached.
     case server(ServerFailure)
+    /// An MFA verification got no answer it could read, twice (`failure` is the last): the server
+    /// may have raised the session and moved its refresh token on. Refreshes are held back until
+    /// a new verification, or shortly before the token expires.
+    case verificationUncertain(ServerFailure)
+    /// The session kept changing (refresh after refresh) while a verification waited its turn.
+    case sessionBusy
 }

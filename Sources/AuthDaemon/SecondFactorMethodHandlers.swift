@@ -114,9 +114,10 @@ extension DaemonMethods {
 
     /// A factor's or challenge's id: a UUID, as GoTrue's are (it goes into the request's path).
     private static func factorID(_ text: String, _ field: String) throws(RPCErrorObject) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard UUID(uuidString: trimmed) != nil else { throw invalidFactorParams("'\(field)' must be a factor's id as 'authctl mfa list' shows it (a UUID)") }
-        return trimmed.lowercased()
+        guard let id = FactorID.canonical(text.trimmingCharacters(in: .whitespaces)) else {
+            throw invalidFactorParams("'\(field)' must be a factor's id as 'authctl mfa list' shows it (a UUID)")
+        }
+        return id
     }
 
     /// An optional short text field: trimmed, nil when empty, at most 256 characters.

@@ -44,6 +44,8 @@ public actor SessionDriver: Service {
     /// Whether an `elevate` call is out, and the ones waiting for it to finish.
     private var elevating = false
     private var elevationWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Callers waiting for the machine to settle (`SessionMachine.isSettled`).
+    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
 
     private enum Job: Sendable {
         case refresh(refreshToken: String, generation: UInt64)
@@ -187,22 +189,46 @@ public actor SessionDriver: Service {
             if !elevationWaiters.isEmpty { elevationWaiters.removeFirst().resume() }
         }
         var held: (token: String, generation: UInt64)?
-        // The session settles (a refresh due finishes and is stored) while a token is asked for;
-        // one that starts again in between is waited for too, a few times at most.
-        for _ in 0..<4 where held == nil {
+        // A token valid long enough for the call (refreshing first when due), then the hold,
+        // which waits for a refresh or a write of a new session that is out to finish.
+        for _ in 0..<8 where held == nil {
             if case .failure(let failure) = await token(validFor: ServerCallToken.minimumValidity) { return .failure(.session(failure)) }
-            guard machine.holdRefreshes() else { continue }
-            if let token = machine.answer(validFor: ServerCallToken.minimumValidity, now: clock.now()) {
-                held = (token.accessToken, machine.generation)
+            if machine.holdRefreshes() {
+                if let token = machine.answer(validFor: ServerCallToken.minimumValidity, now: clock.now()) {
+                    held = (token.accessToken, machine.generation)
+                } else {
+                    apply(machine.releaseRefreshes(now: clock.now()))
+                }
             } else {
-                apply(machine.releaseRefreshes(now: clock.now()))
+                await settled()
             }
         }
-        guard let held else { return .failure(.session(.refreshFailing(.serverError, detail: "the session kept changing; try again"))) }
-        let grant: SessionGrant
-        do { grant = try await call(held.token) } catch {
-            apply(machine.releaseRefreshes(now: clock.now()))
-            return .failure(.server(error))
+        guard let held else { return .failure(.sessionBusy) }
+        var grant: SessionGrant?
+        var lastFailure: ServerFailure?
+        // One more try when no answer could be read: if the first never reached the server this
+        // one verifies, and if it did, the server's answer to this one says so.
+        for attempt in 0..<2 where grant == nil {
+            do {
+                grant = try await call(held.token)
+            } catch {
+                lastFailure = error
+                let alreadyUsed = attempt > 0 && error.errorCode == "mfa_ip_address_mismatch"
+                if error.leavesOutcomeUnknown || alreadyUsed { continue }
+                apply(machine.releaseRefreshes(now: clock.now()))
+                if error.errorCode == "mfa_verification_rejected" {
+                    // The project's hook refused it, and GoTrue signed every session of the user out.
+                    logger.warning("server ended the session", metadata: ["error.code": "mfa_verification_rejected"])
+                    apply(machine.serverEndedSession(code: "mfa_verification_rejected", now: clock.now()))
+                }
+                return .failure(.server(error))
+            }
+        }
+        guard let grant else {
+            let failure = lastFailure ?? .invalidResponse(detail: "no answer")
+            logger.warning("verification outcome unknown; refreshes held back", metadata: ["error": "\(failure.localizedDescription)"])
+            apply(machine.verificationUncertain(now: clock.now()))
+            return .failure(.verificationUncertain(failure))
         }
         let id = makeRequestID()
         let now = clock.now()
@@ -218,6 +244,12 @@ public actor SessionDriver: Service {
             logger.info("verification overtaken by another sign-in or a sign-out")
             return .failure(.session(failure))
         }
+    }
+
+    /// Returns once the machine has no refresh, write of a new session or store read in flight.
+    private func settled() async {
+        if machine.isSettled { return }
+        await withCheckedContinuation { settleWaiters.append($0) }
     }
 
     /// Refreshes now: the server changed what the session's tokens state (a factor removed).
@@ -289,6 +321,13 @@ public actor SessionDriver: Service {
     // MARK: Carrying out actions
 
     private func apply(_ actions: [SessionAction]) {
+        defer {
+            if machine.isSettled, !settleWaiters.isEmpty {
+                let waiters = settleWaiters
+                settleWaiters.removeAll()
+                for waiter in waiters { waiter.resume() }
+            }
+        }
         for action in actions {
             switch action {
             case .refresh(let refreshToken, let generation):
@@ -304,7 +343,7 @@ public actor SessionDriver: Service {
                     // Failed refreshes are logged where they fail; a held-back one never leaves.
                     logger.notice("refresh held back", metadata: ["refresh.detail": "\(detail)"])
                 }
-                if case .signedOut(let reason) = event, case .secondFactorRequired = reason {
+                if case .signedOut(let reason) = event, DesktopNoticeRule.notifies(reason) {
                     // Out of the way of the session's own work: a notification service can be slow.
                     jobSink.yield(.notice(reason))
                 }

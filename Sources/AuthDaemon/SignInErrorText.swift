@@ -21,6 +21,10 @@ enum SignInErrorText {
     static func error(_ failure: AccountFailure) -> RPCErrorObject {
         switch failure {
         case .session(let failure): return StatusMapper.error(failure)
+        case .sessionBusy:
+            return .application(.serverError, "the session kept refreshing while this waited for it; try again")
+        case .verificationUncertain(let failure):
+            return .application(.serverError, "no answer from the server to the verification (\(failure.localizedDescription)): it may have verified the factor all the same, which authd cannot know, so refreshing waits; verify again now ('authctl mfa verify', a new code) to keep the session")
         case .server(let failure):
             if case .http(429, "over_email_send_rate_limit", let message, _) = failure {
                 return .application(.requestRejected, "a code was sent moments ago; use that one, or ask again later (\(message.prefix(200)))")

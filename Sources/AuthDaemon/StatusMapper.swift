@@ -87,7 +87,7 @@ enum StatusMapper {
             let wire: ErrorReason = switch reason {
             case .offline: .offline
             case .rateLimited, .refreshLimited: .rateLimited
-            case .serverError: .serverError
+            case .serverError, .verificationUncertain: .serverError
             }
             return .application(wire, "the token has expired and cannot be refreshed right now (\(detail)); the session is kept and retried")
         case .storeUnavailable(let failure):

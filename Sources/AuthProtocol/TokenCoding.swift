@@ -68,9 +68,9 @@ extension Methods.Token: HandWrittenLines {
         TokenRequestLine(bytes: bytes).map { ($0.id, $0.parameters) }
     }
 
-    /// The request line by `TokenRequestLine`; nil for an `aal`, which its narrow shape lacks.
+    /// The request line by `TokenRequestLine`.
     public static func writeRequest(_ parameters: Parameters, id: RPCID) -> [UInt8]? {
-        parameters.aal == nil ? TokenRequestLine(id: id, parameters: parameters).encoded : nil
+        TokenRequestLine(id: id, parameters: parameters).encoded
     }
 
     /// The answer, read by `TokenAnswerLine` when it has the common shape.

@@ -91,12 +91,15 @@ public struct TokenRequestLine: Equatable, Sendable {
     }
 
     /// The line, newline included, with the keys in the order the general encoder writes them.
-    /// The narrow shape has no `aal`: parameters with one go to the general encoder
-    /// (`Methods.Token.writeRequest` sees to it).
+    /// An `aal` is written too, though the narrow reader leaves such a line to the general one.
     public var encoded: [UInt8] {
         var line = Array(#"{"id":"#.utf8)
         WireText.append(id, to: &line)
         line.append(contentsOf: #","jsonrpc":"2.0","method":"session.token","params":{"#.utf8)
+        if let aal = parameters.aal {
+            line += Array((#""aal":"# + JSONText.quoted(aal)).utf8)
+            if parameters.minValidity != nil || parameters.profile != nil { line.append(UInt8(ascii: ",")) }
+        }
         if let minValidity = parameters.minValidity {
             line.append(contentsOf: #""min_validity":\#(minValidity)"#.utf8)
             if parameters.profile != nil { line.append(UInt8(ascii: ",")) }

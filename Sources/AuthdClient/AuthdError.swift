@@ -24,7 +24,7 @@ public enum AuthdError: Error, Sendable, Equatable {
     case browserSignInFailed(String)
     /// The request needs a session verified with a second factor (`aal2`): a token asked for with
     /// `aal: "aal2"`, or a change to a user who has one. Send the user to `authctl mfa verify`
-    /// (or verify through `mfaVerify`), then ask again.
+    /// (or verify through `verifyFactor(id:code:challengeID:)`), then ask again.
     case mfaRequired(String)
     /// authd refused the request for another reason; `reason` is its stable code when it sent one.
     case rejected(reason: String?, message: String)

@@ -124,6 +124,9 @@ int authd_notify(const char *bus_address, const char *summary, const char *body)
     sd_bus *bus = NULL;
     int r = authd_bus_open(bus_address, 0, &bus);
     if (r < 0) return r;
+    /* A notification server that does not answer must not hold the daemon up (its shutdown
+     * waits for this call): five seconds, not sd-bus's default of 25. */
+    sd_bus_set_method_call_timeout(bus, 5 * 1000 * 1000);
     sd_bus_error error = SD_BUS_ERROR_NULL;
     /* Urgency normal, the server's own expiry (-1): news, not a question. */
     r = sd_bus_call_method(bus, NOTIFICATIONS_NAME, NOTIFICATIONS_PATH, NOTIFICATIONS_NAME, "Notify", &error, NULL,

@@ -162,8 +162,8 @@ public struct GoTrueClient: GoTrueAPI {
     /// `factors/{id}[/action]`. The id goes into the path, so it must be a UUID, as GoTrue's are:
     /// nothing else can steer the request to another endpoint.
     static func factorPath(_ id: String, _ action: String?) throws(ServerFailure) -> String {
-        guard UUID(uuidString: id) != nil else { throw .invalidResponse(detail: "a factor id must be a UUID") }
-        return "factors/\(id.lowercased())" + (action.map { "/\($0)" } ?? "")
+        guard let id = FactorID.canonical(id) else { throw .invalidResponse(detail: "a factor id must be a UUID") }
+        return "factors/\(id)" + (action.map { "/\($0)" } ?? "")
     }
 
     /// `GET /authorize` for a browser: the provider, where to come back, and the PKCE challenge.

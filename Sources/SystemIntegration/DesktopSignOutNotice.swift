@@ -16,7 +16,8 @@ public struct DesktopSignOutNotice: SignOutNotice {
         self.logger = logger
     }
 
-    /// Shows the notice for a `secondFactorRequired` sign-out; other reasons show nothing here.
+    /// Shows the notice for a sign-out for lack of a second factor (`secondFactorRequired`, or
+    /// likely so: `endedWithoutSecondFactor`); other reasons show nothing here.
     public func sessionEnded(profile: String, reason: SignOutReason) async {
         guard let text = Self.text(profile: profile, reason: reason) else { return }
         let address = busAddress
@@ -30,10 +31,19 @@ public struct DesktopSignOutNotice: SignOutNotice {
     /// The notice's text for `reason`, nil when it has none. The body escapes markup, which
     /// servers may render: a profile's name is the user's own, but escaped all the same.
     static func text(profile: String, reason: SignOutReason) -> (summary: String, body: String)? {
-        guard case .secondFactorRequired(let serverCode) = reason else { return nil }
-        let body = "The server ended the session of profile '\(profile)' because it was not verified with the account's second factor (\(serverCode)). "
-            + "Sign in again and verify it: authctl login --profile \(profile) (it asks for the code)."
-        return (summary: "Sign in again with your second factor", body: escapeMarkup(body))
+        let again = "Sign in again and verify it: authctl login --profile \(profile) (it asks for the code)."
+        switch reason {
+        case .secondFactorRequired(let serverCode):
+            let body = "The server ended the session of profile '\(profile)' because it was not verified with the account's second factor (\(serverCode)). " + again
+            return (summary: "Sign in again with your second factor", body: escapeMarkup(body))
+        case .endedWithoutSecondFactor(let serverCode):
+            // Only likely: a sign-out elsewhere reads the same, and the text says so.
+            let body = "The server no longer knows the session of profile '\(profile)' (\(serverCode)), which had not verified the account's second factor. "
+                + "Verifying a second factor in another app ends such sessions (a sign-out elsewhere would too). " + again
+            return (summary: "Sign in again with your second factor", body: escapeMarkup(body))
+        default:
+            return nil
+        }
     }
 
     private static func escapeMarkup(_ text: String) -> String {

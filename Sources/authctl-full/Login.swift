@@ -143,33 +143,13 @@ struct Login: ParsableCommand {
                 status = try connection.call(Methods.SignInWithPassword.self,
                                              .init(profile: global.profile, email: email, password: password, captchaToken: captchaToken), timeout: 60)
             }
-            status = try SecondFactorPrompt.afterSignIn(status, connection: connection, profile: global.profile)
-            try reportSignedIn(status, json: json)
+            let second = try SecondFactorPrompt.afterSignIn(status, connection: connection)
+            try reportSignedIn(second.status, json: json)
+            // Signed in, but at aal1: the exit status says a second factor is still to be verified.
+            if let failure = second.failure { throw Failure(failure, .mfaRequired) }
         }
     }
 
-}
-
-extension SecondFactorPrompt {
-    /// After a sign-in to an account with a verified second factor (the session is `aal1`, its
-    /// next level `aal2`): asks for the factor's code on the terminal, or says how to verify
-    /// later when there is no terminal. The session stays signed in at `aal1` either way.
-    static func afterSignIn(_ status: SessionStatus, connection: AuthdConnection, profile: String?) throws -> SessionStatus {
-        guard status.needsSecondFactor else { return status }
-        let later = "verify it with 'authctl mfa verify' (apps that ask for aal2 wait for it)"
-        guard SecretReader.hasTerminal else {
-            note("Signed in at \((status.aal ?? "aal1").escapedForTerminal); the account has a second factor: \(later).")
-            return status
-        }
-        do {
-            let listed = try connection.call(Methods.ListFactors.self, ProfileParameters(profile: status.profile), timeout: 60)
-            let factor = try choose(from: listed.factors.filter { $0.status == "verified" }, requested: nil)
-            return try verify(factor, connection: connection, profile: status.profile, codeFromStandardInput: false)
-        } catch {
-            note("Signed in at \((status.aal ?? "aal1").escapedForTerminal), but the second factor was not verified; \(later).")
-            throw error
-        }
-    }
 }
 
 /// Prints "Signed in as …" on stderr, or the status as JSON on stdout.
@@ -183,4 +163,33 @@ func reportSignedIn(_ status: SessionStatus, json: Bool, verb: String = "Signed 
 /// line breaks included.
 func note(_ text: String) {
     FileHandle.standardError.write(Data("\(TerminalText.escapedKeepingLineBreaks(text))\n".utf8))
+}
+
+extension SecondFactorPrompt {
+    /// After a sign-in to an account with a verified second factor (the session is `aal1`, its
+    /// next level `aal2`): asks for the factor's code on the terminal, or says how to verify later
+    /// when there is no terminal. The session stays signed in at `aal1` either way; `failure`
+    /// says why the factor was not verified when it was tried and failed.
+    static func afterSignIn(_ status: SessionStatus, connection: AuthdConnection) throws -> (status: SessionStatus, failure: String?) {
+        guard status.needsSecondFactor else { return (status, nil) }
+        let level = (status.aal ?? "aal1").escapedForTerminal
+        let later = "verify it with 'authctl mfa verify' (apps that ask for aal2 wait for it)"
+        guard SecretReader.hasTerminal else {
+            note("Signed in at \(level); the account has a second factor: \(later).")
+            return (status, nil)
+        }
+        let listed = try connection.call(Methods.ListFactors.self, ProfileParameters(profile: status.profile), timeout: 60)
+        // Only the kinds authctl can verify here; an account with another (a security key) verifies it in its own app.
+        let usable = listed.factors.filter { $0.status == "verified" && ["totp", "phone"].contains($0.type) }
+        guard !usable.isEmpty else {
+            note("Signed in at \(level); the account's second factor is of a kind authctl cannot verify: use the app that enrolled it.")
+            return (status, nil)
+        }
+        do {
+            return (try verify(try choose(from: usable, requested: nil), connection: connection, profile: status.profile, codeFromStandardInput: false), nil)
+        } catch let error as AuthdError {
+            note("Signed in at \(level), but the second factor was not verified; \(later).")
+            return (status, error.localizedDescription)
+        }
+    }
 }

@@ -87,6 +87,47 @@ import Testing
         #expect(machine.refreshRequested(now: t0.addingTimeInterval(10)) == [], "one is out already")
     }
 
+    @Test func aVerificationWithoutAnAnswerHoldsRefreshesUntilShortlyBeforeExpiryOrANewVerification() {
+        var machine = signedInMachine()
+        #expect(machine.holdRefreshes() == true)
+        let now = t0.addingTimeInterval(100)
+        let until = t0.addingTimeInterval(3600 - SessionMachine.uncertainMargin)
+        let actions = machine.verificationUncertain(now: now)
+        #expect(actions.first == .emit(.refreshFailing(.verificationUncertain, detail: SessionMachine.uncertainDetail, retryAt: until)))
+        #expect(actions.last == .armTimer(until))
+        #expect(machine.hold == .uncertain(until: until) && machine.degraded?.reason == .verificationUncertain)
+        // A request that would refresh gets the still-valid token instead; the deadline passing refreshes nothing.
+        let late = t0.addingTimeInterval(3300)
+        #expect(machine.tokenRequested(r2, validFor: 600, now: late) == [.answer(r2, .success(IssuedToken(accessToken: "access-1", expiresAt: t0.addingTimeInterval(3600))))])
+        #expect(machine.timerFired(now: late) == [.armTimer(until)])
+        // A new verification refused for certain leaves the wait as it was.
+        #expect(machine.holdRefreshes() == true)
+        #expect(machine.releaseRefreshes(now: late) == [.armTimer(until)])
+        #expect(machine.hold == .uncertain(until: until))
+        // A new verification takes the hold over and brings the new tokens.
+        #expect(machine.holdRefreshes() == true)
+        let raised = Session(grant: Fixtures.grant(2), receivedAt: late)
+        #expect(machine.elevated(raised, request: r1, generation: 0, now: late) == [.cancelTimer, .store(raised, generation: 1)])
+        _ = machine.storeFinished(generation: 1, failure: nil, now: late)
+        #expect(machine.degraded == nil && machine.hold == .none)
+
+        // Without one, the refresh is tried a minute before the token expires.
+        var waited = signedInMachine()
+        #expect(waited.holdRefreshes() == true)
+        _ = waited.verificationUncertain(now: now)
+        #expect(waited.timerFired(now: until) == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+        #expect(waited.hold == .none)
+    }
+
+    @Test func theServerEndingTheSessionOutsideARefreshSignsOut() {
+        var machine = signedInMachine()
+        #expect(machine.holdRefreshes() == true)
+        _ = machine.releaseRefreshes(now: t0)
+        let actions = machine.serverEndedSession(code: "mfa_verification_rejected", now: t0)
+        #expect(actions.contains(.emit(.signedOut(.sessionEnded(code: "mfa_verification_rejected")))) && actions.contains(.delete))
+        #expect(machine.serverEndedSession(code: "x", now: t0) == [], "nothing left to end")
+    }
+
     @Test func theServerEndingASessionThatLackedASecondFactorIsNamedSo() {
         var user = UserSummary(id: "user-1", email: "a@example.com")
         var session = Fixtures.session(1)
@@ -102,9 +143,13 @@ import Testing
         #expect(SignOutReason.serverEnded(code: "refresh_token_not_found", failure: gone, session: session) == .sessionEnded(code: "refresh_token_not_found"))
         user.verifiedFactors = [FactorSummary(id: "f", type: "totp")]
         session.user = user
-        #expect(SignOutReason.serverEnded(code: "refresh_token_not_found", failure: gone, session: session)
-                == .secondFactorRequired(serverCode: "refresh_token_not_found"))
-        #expect(SignOutReason.secondFactorRequired(serverCode: "refresh_token_not_found").code == "mfa_verification_required")
+        // With one, it is likely (not certain: a sign-out elsewhere reads the same), and the wire
+        // keeps the server's code.
+        let likely = SignOutReason.serverEnded(code: "refresh_token_not_found", failure: gone, session: session)
+        #expect(likely == .endedWithoutSecondFactor(serverCode: "refresh_token_not_found"))
+        #expect(likely.code == "refresh_token_not_found" && DesktopNoticeRule.notifies(likely))
+        #expect(SignOutReason.secondFactorRequired(serverCode: "session_expired").code == "mfa_verification_required")
+        #expect(!DesktopNoticeRule.notifies(.sessionEnded(code: "refresh_token_not_found")) && !DesktopNoticeRule.notifies(.userRequested))
         // An aal2 session that vanished was ended for another reason.
         session.accessToken = Fixtures.accessToken(aal: "aal2", amr: ["totp", "password"])
         #expect(SignOutReason.serverEnded(code: "refresh_token_not_found", failure: gone, session: session) == .sessionEnded(code: "refresh_token_not_found"))

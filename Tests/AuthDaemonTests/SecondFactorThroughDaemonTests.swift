@@ -23,7 +23,7 @@ import Testing
 
     @Test func aVerificationHoldsRefreshesBackAndIsAnnouncedToSubscribers() async throws {
         let api = FakeGoTrue()
-        api.setVerifyDelay(.milliseconds(600))
+        api.setVerifyDelay(.seconds(2))
         try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
             let watcher = try await offPool {
                 let watcher = try daemon.raw()
@@ -39,7 +39,7 @@ import Testing
             }
             // While the verification is out, a request for more validity than the token has left
             // would refresh; it waits instead, and gets the raised session's token.
-            try await Task.sleep(for: .milliseconds(200))
+            try await Self.waitUntil { daemon.api.isVerifying }
             let token = try await offPool { try daemon.connect().call(Methods.Token.self, .init(minValidity: 1200)) }
             let status = try await verified
             #expect(status.state == "signed_in")
@@ -58,6 +58,78 @@ import Testing
             }
             #expect(names.last == "MFA_CHALLENGE_VERIFIED")
             #expect(!names.contains("SIGNED_IN") && !names.contains("TOKEN_REFRESHED"))
+        }
+    }
+
+    @Test func aVerificationWaitsForARefreshThatIsOutAndGoesAheadAfterIt() async throws {
+        let api = FakeGoTrue()
+        api.setRefreshDelay(.seconds(1))
+        try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
+            async let refreshed = offPool { try daemon.connect().call(Methods.Token.self, .init(minValidity: 1200)) }
+            try await Self.waitUntil { daemon.api.refreshCalls == 1 }
+            let status = try await offPool {
+                try daemon.connect().call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode))
+            }
+            #expect(status.state == "signed_in")
+            #expect(try await refreshed.accessToken == "access-1")
+            #expect(daemon.api.refreshesDuringVerify == 0)
+            // The verification's session came after the refresh's and is the one served.
+            #expect(daemon.store.stored("default")?.accessToken == "access-2")
+        }
+    }
+
+    @Test func aVerificationWithoutAnAnswerIsTriedOnceMore() async throws {
+        let api = FakeGoTrue()
+        api.failNextVerifies([.unreachable(url: "https://example.test/auth/v1", detail: "connection reset")])
+        try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
+            let status = try await offPool {
+                try daemon.connect().call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode))
+            }
+            #expect(status.state == "signed_in" && status.degraded == nil)
+            #expect(daemon.api.factorCalls == ["challenge", "verify", "verify"])
+            #expect(daemon.store.stored("default")?.accessToken == "access-1")
+        }
+    }
+
+    @Test func aVerificationWhoseOutcomeStaysUnknownHoldsRefreshesUntilANewOne() async throws {
+        let api = FakeGoTrue()
+        let reset = ServerFailure.unreachable(url: "https://example.test/auth/v1", detail: "connection reset")
+        api.failNextVerifies([reset, .http(status: 502, code: nil, message: "Bad Gateway", retryAfter: nil)])
+        try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
+            let (refusal, status, token) = try await offPool { () -> (AuthdError?, SessionStatus, String) in
+                let client = try daemon.connect()
+                var refusal: AuthdError?
+                do { _ = try client.call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode)) } catch let error as AuthdError {
+                    refusal = error
+                }
+                // The server may have moved the refresh token on: no refresh, the current token serves.
+                let token = try client.call(Methods.Token.self, .init(minValidity: 1200)).accessToken
+                return (refusal, try client.call(Methods.Status.self, .init()), token)
+            }
+            guard case .offline(let message)? = refusal else { Issue.record("expected a server error, got \(String(describing: refusal))"); return }
+            #expect(message.contains("verify again now"))
+            #expect(status.state == "signed_in" && status.degraded?.reason == "mfa_verification_uncertain")
+            #expect(token == "access-100" && daemon.api.refreshCalls == 0)
+            // A new verification brings the new tokens and ends the wait.
+            let raised = try await offPool {
+                try daemon.connect().call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode))
+            }
+            #expect(raised.degraded == nil)
+            #expect(daemon.store.stored("default")?.accessToken == "access-1")
+        }
+    }
+
+    @Test func aVerificationTheProjectRefusesSignsOutAsTheServerDid() async throws {
+        let api = FakeGoTrue()
+        api.failNextVerifies([.http(status: 403, code: "mfa_verification_rejected", message: "Too many attempts", retryAfter: nil)])
+        try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
+            let status = try await offPool { () -> SessionStatus in
+                let client = try daemon.connect()
+                _ = try? client.call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode))
+                return try client.call(Methods.Status.self, .init())
+            }
+            #expect(status.state == "signed_out" && status.signOutReason == "mfa_verification_rejected")
+            #expect(daemon.store.stored("default") == nil)
         }
     }
 
@@ -162,6 +234,31 @@ import Testing
             while notices.seen.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(notices.seen == ["default mfa_verification_required"])
             group.cancelAll()
+        }
+    }
+
+    @Test func anAAL1SessionThatVanishedForAUserWithAFactorIsToldOnTheDesktopWithTheServersCode() async throws {
+        let api = FakeGoTrue()
+        api.failNextRefreshes([.http(status: 400, code: "refresh_token_not_found", message: "Invalid Refresh Token: Refresh Token Not Found", retryAfter: nil)])
+        let notices = RecordedNotices()
+        let driver = SessionDriver(profile: "default", server: "https://example.test", store: Self.store(aal: "aal1", verifiedFactor: true), api: api,
+                                   notice: notices, policy: RefreshPolicy(jitterFraction: 0), logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await driver.run() }
+            _ = await driver.token(validFor: 1200)
+            #expect(await driver.status().signOutReason == "refresh_token_not_found")
+            try await Self.waitUntil { !notices.seen.isEmpty }
+            #expect(notices.seen == ["default refresh_token_not_found"])
+            group.cancelAll()
+        }
+    }
+
+    /// Polls `condition` every 10 ms for up to 20 s; fails the test when it never holds.
+    static func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw HarnessError(description: "a condition never held") }
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 

@@ -24,6 +24,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var verifyDelay: Duration = .zero
         var refreshesDuringVerify = 0
         var verifying = false
+        var verifyFailures: [ServerFailure] = []
     }
     private let state = Mutex(State())
 
@@ -169,13 +170,14 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
     /// A new grant for `FakeGoTrue.factorCode`, after `setVerifyDelay`'s delay; counts refreshes
     /// that arrive meanwhile (`refreshesDuringVerify`).
     public func verifyFactor(accessToken: String, factorID: String, challengeID: String, code: String) async throws(ServerFailure) -> SessionGrant {
-        let delay = state.withLock { state in
+        let (delay, failure) = state.withLock { state in
             state.factorCalls.append("verify")
             state.verifying = true
-            return state.verifyDelay
+            return (state.verifyDelay, state.verifyFailures.isEmpty ? nil : state.verifyFailures.removeFirst())
         }
         if delay > .zero { try? await Task.sleep(for: delay) }
         state.withLock { $0.verifying = false }
+        if let failure { throw failure }
         guard code == Self.factorCode else {
             throw .http(status: 422, code: "mfa_verification_failed", message: "Invalid TOTP code entered", retryAfter: nil)
         }
@@ -191,6 +193,10 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
     public var factorCalls: [String] { state.withLock { $0.factorCalls } }
     /// Makes `verifyFactor` answer only after `delay`.
     public func setVerifyDelay(_ delay: Duration) { state.withLock { $0.verifyDelay = delay } }
+    /// The next verifications fail with these, in order.
+    public func failNextVerifies(_ failures: [ServerFailure]) { state.withLock { $0.verifyFailures = failures } }
+    /// Whether a verification is out now.
+    public var isVerifying: Bool { state.withLock { $0.verifying } }
     /// How many refreshes arrived while a verification was out.
     public var refreshesDuringVerify: Int { state.withLock { $0.refreshesDuringVerify } }
 }
