@@ -179,5 +179,13 @@ import Testing
         let kept = UserSummary(id: "user-1", verifiedFactors: [FactorSummary(id: "f", type: "totp", friendlyName: "app")])
         #expect(try JSONDecoder().decode(UserSummary.self, from: try JSONEncoder().encode(kept)) == kept)
     }
-}
 
+    @Test func onlyACanonicalUUIDPassesAsAFactorID() {
+        let id = "0F1E2D3C-4B5A-4968-8776-A5B4C3D2E1F0"
+        #expect(FactorID.canonical(id) == id.lowercased())
+        for hostile in [id + "\u{0}/../../user", "\u{0}" + id, id + " ", " " + id.dropLast(), "+f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
+                        "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1fg", "0f1e2d3c04b5a-4968-8776-a5b4c3d2e1f0", "../../../../../../../../../../../..", ""] {
+            #expect(FactorID.canonical(String(hostile)) == nil, "\(hostile.debugDescription)")
+        }
+    }
+}

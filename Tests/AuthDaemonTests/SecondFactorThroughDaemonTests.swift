@@ -158,6 +158,7 @@ import Testing
                 var messages: [String] = []
                 let calls: [() throws -> Void] = [
                     { _ = try client.call(Methods.VerifyFactor.self, .init(factorID: "../user", code: "123456")) },
+                    { _ = try client.call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID + "\u{0}/../../user", code: "123456")) },
                     { _ = try client.call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: "  ")) },
                     { _ = try client.call(Methods.EnrollFactor.self, .init(factorType: "sms")) },
                     { _ = try client.call(Methods.EnrollFactor.self, .init(factorType: "phone")) },
@@ -170,7 +171,7 @@ import Testing
                 }
                 return messages
             }
-            #expect(errors.count == 7)
+            #expect(errors.count == 8)
             #expect(errors.allSatisfy { $0.hasPrefix("invalid params") })
             #expect(daemon.api.factorCalls.isEmpty)
         }
