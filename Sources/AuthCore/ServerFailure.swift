@@ -2,7 +2,12 @@ import Foundation
 
 /// How a call to GoTrue failed, as the HTTP adapter observed it. Carries no tokens.
 public enum ServerFailure: Error, Sendable, Equatable {
-    /// The server could not be reached (DNS, refused, reset, a failed TLS handshake) or did not answer in time.
+    /// The request did not reach the server: the name did not resolve, the connection was
+    /// refused or timed out, the TLS handshake failed, or a proxy setting cannot be used. Nothing
+    /// was sent, so the server did nothing.
+    case notSent(url: String, detail: String)
+    /// The connection broke or went quiet after the request may have been sent (a reset, a read
+    /// timeout, the deadline): the server may have carried it out.
     case unreachable(url: String, detail: String)
     /// The server was reached but its TLS certificate was refused; `problem` completes the
     /// sentence "the TLS certificate of `host` …" with why (not trusted, another name, expired)
@@ -19,7 +24,7 @@ extension ServerFailure: LocalizedError {
     /// A one-line explanation for people.
     public var errorDescription: String? {
         switch self {
-        case .unreachable(let url, let detail): return "cannot reach \(url): \(detail)"
+        case .notSent(let url, let detail), .unreachable(let url, let detail): return "cannot reach \(url): \(detail)"
         case .untrustedCertificate(let host, let problem): return "the TLS certificate of \(host) \(problem)"
         case .http(let status, let code, let message, _):
             return "server said \(message) (HTTP \(status)\(code.map { ", \($0)" } ?? ""))"
@@ -65,7 +70,7 @@ extension ServerFailure {
     public var leavesOutcomeUnknown: Bool {
         switch self {
         case .unreachable, .invalidResponse: return true
-        case .untrustedCertificate: return false // the handshake failed: nothing was sent
+        case .notSent, .untrustedCertificate: return false // nothing left this machine
         case .http(let status, _, _, _): return status >= 500 || status == 408
         }
     }
@@ -83,7 +88,7 @@ extension ServerFailure {
     /// Classifies a failed refresh: fatal only for a 4xx carrying a code from the fatal list.
     public var refreshClass: RefreshOutcomeClass {
         switch self {
-        case .unreachable, .untrustedCertificate: return .transient(.offline, retryAfter: nil)
+        case .notSent, .unreachable, .untrustedCertificate: return .transient(.offline, retryAfter: nil)
         case .invalidResponse: return .transient(.serverError, retryAfter: nil)
         case .http(let status, let code, _, let retryAfter):
             if status == 429 { return .transient(.rateLimited, retryAfter: retryAfter) }

@@ -123,7 +123,7 @@ public struct SessionMachine: Sendable {
     /// The server changed what the session's tokens state (a factor was removed, lowering the
     /// level): refresh now, within the breaker's limit. Nothing when a refresh is out or held.
     public mutating func refreshRequested(now: Date) -> [SessionAction] {
-        guard phase == .signedIn, session != nil, hold == .none else { return [] }
+        guard phase == .signedIn, session != nil, hold != .verifying else { return [] }
         return beginRefresh(now: now)
     }
 
@@ -175,10 +175,11 @@ public struct SessionMachine: Sendable {
         return [.cancelTimer] + adopt(newSession, request: request, announcing: .mfaChallengeVerified)
     }
 
-    /// The server ended the session outside a refresh, saying so with `code` (it signed every
-    /// session of the user out when a verification was refused by the project's hook).
-    public mutating func serverEndedSession(code: String, now: Date) -> [SessionAction] {
-        guard session != nil || pending != nil else { return [] }
+    /// The server ended the session of `generation` outside a refresh, saying so with `code` (it
+    /// signed every session of the user out when the project's hook refused a verification). A
+    /// session signed in since is another one, and stays.
+    public mutating func serverEndedSession(code: String, generation: UInt64, now: Date) -> [SessionAction] {
+        guard generation == self.generation, session != nil || pending != nil else { return [] }
         return end(.sessionEnded(code: code))
     }
 
@@ -484,9 +485,13 @@ public struct SessionMachine: Sendable {
         case .verifying:
             // The requests wait, and the verification's end looks again.
             return []
-        case .uncertain:
+        case .uncertain(let until) where now < until:
             // Waiting for a new verification: the current token serves while it is valid.
             return answerWaitingAfterFailure(.verificationUncertain, detail: Self.uncertainDetail, now: now)
+        case .uncertain:
+            // The wait is over (a timer that fired late): the refresh is tried.
+            hold = .none
+            if degraded?.reason == .verificationUncertain { degraded = nil }
         case .none:
             break
         }

@@ -21,6 +21,7 @@ public enum ServiceStatusText {
             case "offline": "offline"
             case "rate_limited": "rate limited by the server"
             case "refresh_limited": "holding refreshes back (\(RefreshPolicy().refreshLimit) a minute at most)"
+            case DegradedReason.verificationUncertain.rawValue: "a second factor's verification went unanswered: verify it again (authctl mfa verify)"
             default: "server error"
             }
             let seconds = max(0, Int(saturating: TimeInterval(degraded.retryAt) - now.timeIntervalSince1970, rounding: .up))

@@ -189,15 +189,20 @@ public actor SessionDriver: Service {
             if !elevationWaiters.isEmpty { elevationWaiters.removeFirst().resume() }
         }
         var held: (token: String, generation: UInt64)?
-        // A token valid long enough for the call (refreshing first when due), then the hold,
-        // which waits for a refresh or a write of a new session that is out to finish.
+        // A token valid long enough for the calls and, should their outcome stay unknown, for the
+        // wait that follows (`SessionMachine.verificationUncertain`); half the lifetime of
+        // short-lived tokens. Then the hold, which waits for a refresh or a write of a new
+        // session that is out to finish.
+        let validity = min(Self.verificationValidity, max(ServerCallToken.minimumValidity, (machine.session?.lifetime ?? 0) / 2))
         for _ in 0..<8 where held == nil {
-            if case .failure(let failure) = await token(validFor: ServerCallToken.minimumValidity) { return .failure(.session(failure)) }
+            if case .failure(let failure) = await token(validFor: validity) { return .failure(.session(failure)) }
             if machine.holdRefreshes() {
-                if let token = machine.answer(validFor: ServerCallToken.minimumValidity, now: clock.now()) {
+                if let token = machine.answer(validFor: validity, now: clock.now()) {
                     held = (token.accessToken, machine.generation)
                 } else {
                     apply(machine.releaseRefreshes(now: clock.now()))
+                    // Refreshing fails (offline, held back): that is why no fresh token came.
+                    if let degraded = machine.degraded { return .failure(.session(.refreshFailing(degraded.reason, detail: degraded.detail))) }
                 }
             } else {
                 await settled()
@@ -213,14 +218,17 @@ public actor SessionDriver: Service {
                 grant = try await call(held.token)
             } catch {
                 lastFailure = error
-                let alreadyUsed = attempt > 0 && error.errorCode == "mfa_ip_address_mismatch"
-                if error.leavesOutcomeUnknown || alreadyUsed { continue }
-                apply(machine.releaseRefreshes(now: clock.now()))
+                if error.leavesOutcomeUnknown { continue }
+                // A second try's refusal speaks for the first only when GoTrue gave it after
+                // checking the challenge was not verified yet (a rate limit, a proxy or an
+                // expired token answer before that check).
+                if attempt > 0, !Self.refusalsAfterTheChallengeCheck.contains(error.errorCode ?? "") { continue }
                 if error.errorCode == "mfa_verification_rejected" {
                     // The project's hook refused it, and GoTrue signed every session of the user out.
                     logger.warning("server ended the session", metadata: ["error.code": "mfa_verification_rejected"])
-                    apply(machine.serverEndedSession(code: "mfa_verification_rejected", now: clock.now()))
+                    apply(machine.serverEndedSession(code: "mfa_verification_rejected", generation: held.generation, now: clock.now()))
                 }
+                apply(machine.releaseRefreshes(now: clock.now()))
                 return .failure(.server(error))
             }
         }
@@ -245,6 +253,15 @@ public actor SessionDriver: Service {
             return .failure(.session(failure))
         }
     }
+
+    /// How long a token must stay valid for a verification: its two tries (the request timeout
+    /// each), then the wait an unknown outcome holds refreshes back for (`uncertainMargin`
+    /// before expiry), with room to spare.
+    static let verificationValidity: TimeInterval = 300
+
+    /// GoTrue's refusals of a verification made after it checked that the challenge was not
+    /// verified already: a second try refused so says the first did not go through.
+    static let refusalsAfterTheChallengeCheck: Set<String> = ["mfa_verification_failed", "mfa_challenge_expired", "mfa_verification_rejected"]
 
     /// Returns once the machine has no refresh, write of a new session or store read in flight.
     private func settled() async {

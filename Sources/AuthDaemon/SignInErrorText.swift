@@ -135,7 +135,7 @@ enum SignInErrorText {
     /// Failures that read the same whatever was attempted.
     private static func transportError(_ failure: ServerFailure) -> RPCErrorObject? {
         switch failure {
-        case .unreachable(let url, let detail):
+        case .notSent(let url, let detail), .unreachable(let url, let detail):
             return .application(.offline, "cannot reach \(url) (\(detail)); check the network and the profile's url")
         case .untrustedCertificate:
             return .application(.offline, failure.localizedDescription)

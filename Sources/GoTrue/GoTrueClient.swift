@@ -162,7 +162,7 @@ public struct GoTrueClient: GoTrueAPI {
     /// `factors/{id}[/action]`. The id goes into the path, so it must be a UUID, as GoTrue's are:
     /// nothing else can steer the request to another endpoint.
     static func factorPath(_ id: String, _ action: String?) throws(ServerFailure) -> String {
-        guard let id = FactorID.canonical(id) else { throw .invalidResponse(detail: "a factor id must be a UUID") }
+        guard let id = FactorID.canonical(id) else { throw .notSent(url: "factors", detail: "a factor id must be a UUID") }
         return "factors/\(id)" + (action.map { "/\($0)" } ?? "")
     }
 
@@ -215,7 +215,7 @@ public struct GoTrueClient: GoTrueAPI {
 
     private func encode(_ object: [String: Any]) throws(ServerFailure) -> Data {
         do { return try JSONSerialization.data(withJSONObject: object) } catch {
-            throw .invalidResponse(detail: "request could not be encoded")
+            throw .notSent(url: authURL.absoluteString, detail: "the request could not be encoded")
         }
     }
 
@@ -226,9 +226,9 @@ public struct GoTrueClient: GoTrueAPI {
     private func exchange(_ method: String, _ path: String, query: String?, body: Data?, bearer: String? = nil) async throws(ServerFailure) -> (data: Data, headers: HTTPHeaders) {
         var components = URLComponents(url: authURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
         components?.percentEncodedQuery = query
-        guard let url = components?.url else { throw .invalidResponse(detail: "bad URL") }
+        guard let url = components?.url else { throw .notSent(url: authURL.absoluteString, detail: "bad URL") }
         if case .unsupported(let variable, let reason) = proxy {
-            throw .unreachable(url: authURL.absoluteString, detail: "the proxy in \(variable) cannot be used: \(reason)")
+            throw .notSent(url: authURL.absoluteString, detail: "the proxy in \(variable) cannot be used: \(reason)")
         }
         if let trustProblem { throw .untrustedCertificate(host: hostAndPort, problem: trustProblem) }
         var request = HTTPClientRequest(url: url.absoluteString)
@@ -257,7 +257,9 @@ public struct GoTrueClient: GoTrueAPI {
         } catch {
             if let refusal = CertificateRefusal(error) { throw await untrusted(refusal, deadline: deadline) }
             // Transport errors name the host and what failed, never a header or the body, so they carry no secret.
-            throw .unreachable(url: authURL.absoluteString, detail: HTTPTransportError.describe(error))
+            let detail = HTTPTransportError.describe(error)
+            if HTTPTransportError.failedBeforeSending(error) { throw .notSent(url: authURL.absoluteString, detail: detail) }
+            throw .unreachable(url: authURL.absoluteString, detail: detail)
         }
         guard (200..<300).contains(status) else {
             throw GoTrueErrorDecoder.failure(status: status, headers: headers, body: data)

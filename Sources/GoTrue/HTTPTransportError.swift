@@ -37,6 +37,29 @@ enum HTTPTransportError {
         return "\(error)"
     }
 
+    /// Whether `error` happened before the request could be written: name resolution, the
+    /// connection, or the TLS handshake. After those, a failure (a reset, a read timeout, the
+    /// deadline) may come after the server got the request.
+    static func failedBeforeSending(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout, .httpProxyHandshakeTimeout: return true
+            default: return false
+            }
+        }
+        if error is NIOConnectionError || error is NIOSSLExtraError { return true }
+        if let error = error as? NIOSSLError {
+            // An unclean shutdown may come after the request went out; a failed handshake cannot.
+            if case .handshakeFailed = error { return true }
+            return false
+        }
+        if case ChannelError.connectTimeout = error { return true }
+        if let error = error as? IOError {
+            return [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENETDOWN].contains(error.errnoCode)
+        }
+        return false
+    }
+
     /// TLS failures other than a refused certificate (`CertificateRefusal` explains those).
     private static func describe(tls error: NIOSSLError) -> String {
         switch error {

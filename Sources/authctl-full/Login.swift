@@ -143,10 +143,10 @@ struct Login: ParsableCommand {
                 status = try connection.call(Methods.SignInWithPassword.self,
                                              .init(profile: global.profile, email: email, password: password, captchaToken: captchaToken), timeout: 60)
             }
-            let second = try SecondFactorPrompt.afterSignIn(status, connection: connection)
-            try reportSignedIn(second.status, json: json)
-            // Signed in, but at aal1: the exit status says a second factor is still to be verified.
-            if let failure = second.failure { throw Failure(failure, .mfaRequired) }
+            let second = SecondFactorPrompt.afterSignIn(status, connection: connection)
+            if second.status.isSignedIn { try reportSignedIn(second.status, json: json) } else if json { try printJSON(second.status) }
+            // Signed in at aal1 (or no longer): the exit status says so.
+            if let failure = second.failure { throw failure }
         }
     }
 
@@ -168,9 +168,10 @@ func note(_ text: String) {
 extension SecondFactorPrompt {
     /// After a sign-in to an account with a verified second factor (the session is `aal1`, its
     /// next level `aal2`): asks for the factor's code on the terminal, or says how to verify later
-    /// when there is no terminal. The session stays signed in at `aal1` either way; `failure`
-    /// says why the factor was not verified when it was tried and failed.
-    static func afterSignIn(_ status: SessionStatus, connection: AuthdConnection) throws -> (status: SessionStatus, failure: String?) {
+    /// when there is no terminal. The session stays signed in at `aal1` either way. When the
+    /// factor was tried and not verified, `failure` says why, with the exit status that fits the
+    /// session as it is then (9: verify later; 4: the server ended it meanwhile).
+    static func afterSignIn(_ status: SessionStatus, connection: AuthdConnection) -> (status: SessionStatus, failure: Failure?) {
         guard status.needsSecondFactor else { return (status, nil) }
         let level = (status.aal ?? "aal1").escapedForTerminal
         let later = "verify it with 'authctl mfa verify' (apps that ask for aal2 wait for it)"
@@ -178,18 +179,21 @@ extension SecondFactorPrompt {
             note("Signed in at \(level); the account has a second factor: \(later).")
             return (status, nil)
         }
-        let listed = try connection.call(Methods.ListFactors.self, ProfileParameters(profile: status.profile), timeout: 60)
-        // Only the kinds authctl can verify here; an account with another (a security key) verifies it in its own app.
-        let usable = listed.factors.filter { $0.status == "verified" && ["totp", "phone"].contains($0.type) }
-        guard !usable.isEmpty else {
-            note("Signed in at \(level); the account's second factor is of a kind authctl cannot verify: use the app that enrolled it.")
-            return (status, nil)
-        }
         do {
+            let listed = try connection.call(Methods.ListFactors.self, ProfileParameters(profile: status.profile), timeout: 60)
+            // Only the kinds authctl can verify here; an account with another (a security key) verifies it in its own app.
+            let usable = listed.factors.filter { $0.status == "verified" && ["totp", "phone"].contains($0.type) }
+            guard !usable.isEmpty else {
+                note("Signed in at \(level); the account's second factor is of a kind authctl cannot verify: use the app that enrolled it.")
+                return (status, nil)
+            }
             return (try verify(try choose(from: usable, requested: nil), connection: connection, profile: status.profile, codeFromStandardInput: false), nil)
-        } catch let error as AuthdError {
+        } catch {
+            let reason = (error as? AuthdError)?.localizedDescription ?? (error as? Failure)?.message ?? "\(error)"
+            let now = (try? connection.call(Methods.Status.self, ProfileParameters(profile: status.profile), timeout: 60)) ?? status
+            guard now.isSignedIn else { return (now, Failure("\(reason); the session has ended: sign in again", .notSignedIn)) }
             note("Signed in at \(level), but the second factor was not verified; \(later).")
-            return (status, error.localizedDescription)
+            return (now, Failure(reason, .mfaRequired))
         }
     }
 }

@@ -111,6 +111,13 @@ import Testing
         _ = machine.storeFinished(generation: 1, failure: nil, now: late)
         #expect(machine.degraded == nil && machine.hold == .none)
 
+        // A timer that fires late (after a suspend) finds the wait over: the request refreshes.
+        var late2 = signedInMachine()
+        #expect(late2.holdRefreshes() == true)
+        _ = late2.verificationUncertain(now: now)
+        #expect(late2.tokenRequested(r2, validFor: 3599, now: until.addingTimeInterval(5)) == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: 0)])
+        #expect(late2.hold == .none && late2.degraded == nil)
+
         // Without one, the refresh is tried a minute before the token expires.
         var waited = signedInMachine()
         #expect(waited.holdRefreshes() == true)
@@ -123,9 +130,13 @@ import Testing
         var machine = signedInMachine()
         #expect(machine.holdRefreshes() == true)
         _ = machine.releaseRefreshes(now: t0)
-        let actions = machine.serverEndedSession(code: "mfa_verification_rejected", now: t0)
+        // A session signed in since the verification began is another one, and stays.
+        var replaced = signedInMachine()
+        _ = replaced.signedIn(Fixtures.session(3), request: nil, now: t0)
+        #expect(replaced.serverEndedSession(code: "mfa_verification_rejected", generation: 0, now: t0) == [])
+        let actions = machine.serverEndedSession(code: "mfa_verification_rejected", generation: 0, now: t0)
         #expect(actions.contains(.emit(.signedOut(.sessionEnded(code: "mfa_verification_rejected")))) && actions.contains(.delete))
-        #expect(machine.serverEndedSession(code: "x", now: t0) == [], "nothing left to end")
+        #expect(machine.serverEndedSession(code: "x", generation: machine.generation, now: t0) == [], "nothing left to end")
     }
 
     @Test func theServerEndingASessionThatLackedASecondFactorIsNamedSo() {

@@ -119,6 +119,36 @@ import Testing
         }
     }
 
+    @Test func aSecondTryRefusedBeforeGoTrueLooksAtTheChallengeLeavesTheOutcomeUnknown() async throws {
+        let reset = ServerFailure.unreachable(url: "https://example.test/auth/v1", detail: "connection reset")
+        // "Already verified" says the first went through; a rate limit says nothing of it.
+        for second in [ServerFailure.http(status: 422, code: "mfa_ip_address_mismatch", message: "Challenge and verify IP addresses mismatch.", retryAfter: nil),
+                       .http(status: 429, code: "over_request_rate_limit", message: "Too many requests", retryAfter: nil)] {
+            let api = FakeGoTrue()
+            api.failNextVerifies([reset, second])
+            try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
+                let status = try await offPool { () -> SessionStatus in
+                    let client = try daemon.connect()
+                    _ = try? client.call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode))
+                    return try client.call(Methods.Status.self, .init())
+                }
+                #expect(status.degraded?.reason == "mfa_verification_uncertain", "\(second)")
+            }
+        }
+        // Refused for certain after a first try that was never sent: nothing to wait for.
+        let api = FakeGoTrue()
+        api.failNextVerifies([.notSent(url: "https://example.test/auth/v1", detail: "connection refused")])
+        try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
+            let status = try await offPool { () -> SessionStatus in
+                let client = try daemon.connect()
+                _ = try? client.call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode))
+                return try client.call(Methods.Status.self, .init())
+            }
+            #expect(status.degraded == nil)
+            #expect(daemon.api.factorCalls == ["challenge", "verify"], "not sent twice")
+        }
+    }
+
     @Test func aVerificationTheProjectRefusesSignsOutAsTheServerDid() async throws {
         let api = FakeGoTrue()
         api.failNextVerifies([.http(status: 403, code: "mfa_verification_rejected", message: "Too many attempts", retryAfter: nil)])
@@ -173,6 +203,7 @@ import Testing
             }
             #expect(errors.count == 8)
             #expect(errors.allSatisfy { $0.hasPrefix("invalid params") })
+            #expect(errors[0].contains("'factor_id'") && errors[1].contains("'factor_id'"))
             #expect(daemon.api.factorCalls.isEmpty)
         }
     }

@@ -102,7 +102,7 @@ import Testing
             _ = try await client.refresh(refreshToken: "whatever")
             Issue.record("refresh against a closed port succeeded")
         } catch {
-            guard case .unreachable(let url, let detail) = error else { Issue.record("wrong failure \(error)"); return }
+            guard case .notSent(let url, let detail) = error else { Issue.record("wrong failure \(error)"); return }
             #expect(url == "http://127.0.0.1:1/auth/v1")
             #expect(detail == "connection refused")
             #expect(error.refreshClass == .transient(.offline, retryAfter: nil))

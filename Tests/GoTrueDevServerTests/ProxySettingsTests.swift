@@ -70,7 +70,7 @@ import Testing
             _ = try await client.refresh(refreshToken: "whatever")
             Issue.record("a request went out past an unusable proxy")
         } catch {
-            guard case .unreachable(_, let detail) = error else { Issue.record("wrong failure \(error)"); return }
+            guard case .notSent(_, let detail) = error else { Issue.record("wrong failure \(error)"); return }
             #expect(detail.contains("https_proxy"))
         }
     }

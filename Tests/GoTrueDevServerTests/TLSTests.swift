@@ -139,7 +139,7 @@ import Testing
     @Test func anHTTPServerAtAnHTTPSURLIsSaidToSpeakNoTLS() async throws {
         try await DevServerHarness.run { harness in
             let failure = await Self.signInFailure("https://127.0.0.1:\(harness.server.port)", environment: Self.trusting)
-            guard case .unreachable(_, let detail) = failure else { Issue.record("wrong failure \(String(describing: failure))"); return }
+            guard case .notSent(_, let detail) = failure else { Issue.record("wrong failure \(String(describing: failure))"); return }
             #expect(detail == "the server does not speak TLS on that port (is it an http:// server?)")
         }
     }
