@@ -192,8 +192,11 @@ public actor SessionDriver: Service {
         // A token valid long enough for the calls and, should their outcome stay unknown, for the
         // wait that follows (`SessionMachine.verificationUncertain`); half the lifetime of
         // short-lived tokens. Then the hold, which waits for a refresh or a write of a new
-        // session that is out to finish.
-        let validity = min(Self.verificationValidity, max(ServerCallToken.minimumValidity, (machine.session?.lifetime ?? 0) / 2))
+        // session that is out to finish. While an earlier verification's outcome is unknown no
+        // refresh may bring a fresher token: the current one serves as long as the call needs.
+        let validity = machine.hold == .none
+            ? min(Self.verificationValidity, max(ServerCallToken.minimumValidity, (machine.session?.lifetime ?? 0) / 2))
+            : ServerCallToken.minimumValidity
         for _ in 0..<8 where held == nil {
             if case .failure(let failure) = await token(validFor: validity) { return .failure(.session(failure)) }
             if machine.holdRefreshes() {
