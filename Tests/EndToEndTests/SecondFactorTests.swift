@@ -84,11 +84,7 @@ struct SecondFactorTests {
             let email = "mfa2-\(UUID().uuidString.prefix(6).lowercased())@example.com"
             let password = "mfa2-pw-\(UUID().uuidString)"
             try stack.startSignedIn(email: email, password: password)
-            let enrolled = try stack.authctl(["mfa", "enroll", "--no-verify", "--json"])
-            let factor = try #require(try JSONSerialization.jsonObject(with: Data(enrolled.stdout.utf8)) as? [String: Any])
-            let id = try #require(factor["factor_id"] as? String)
-            let secret = try #require((factor["totp"] as? [String: Any])?["secret"] as? String)
-            #expect(try stack.authctl(["mfa", "verify", "--code-stdin"], input: TOTPCode.now(secret: secret) + "\n").status == 0)
+            let (id, secret) = try enrollAndVerifyAnApp(stack)
             // authd signs in again without verifying: aal1, with the user's verified factor known.
             #expect(try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n").status == 0)
             #expect(try stack.statusJSON()["next_aal"] as? String == "aal2")
@@ -118,10 +114,7 @@ struct SecondFactorTests {
             let email = "mfa3-\(UUID().uuidString.prefix(6).lowercased())@example.com"
             let password = "mfa3-pw-\(UUID().uuidString)"
             try stack.startSignedIn(email: email, password: password)
-            let enrolled = try stack.authctl(["mfa", "enroll", "--no-verify", "--json"])
-            let factor = try #require(try JSONSerialization.jsonObject(with: Data(enrolled.stdout.utf8)) as? [String: Any])
-            let secret = try #require((factor["totp"] as? [String: Any])?["secret"] as? String)
-            #expect(try stack.authctl(["mfa", "verify", "--code-stdin"], input: TOTPCode.now(secret: secret) + "\n").status == 0)
+            try enrollAndVerifyAnApp(stack)
             try stack.devPOST("/auth/v1/admin/dev/settings", #"{"allow_low_aal":2}"#)
             #expect(try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n").status == 0)
             Thread.sleep(forTimeInterval: 3)
@@ -166,6 +159,18 @@ struct SecondFactorTests {
             #expect(scanned.status == 0, "\(scanned.stderr)")
             #expect(scanned.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == uri)
         }
+    }
+
+    /// Enrolls an authenticator app for the signed-in user and verifies it, as `authctl` does;
+    /// the factor's id and secret.
+    @discardableResult
+    func enrollAndVerifyAnApp(_ stack: Stack) throws -> (id: String, secret: String) {
+        let enrolled = try stack.authctl(["mfa", "enroll", "--no-verify", "--json"])
+        let factor = try #require(try JSONSerialization.jsonObject(with: Data(enrolled.stdout.utf8)) as? [String: Any])
+        let id = try #require(factor["factor_id"] as? String)
+        let secret = try #require((factor["totp"] as? [String: Any])?["secret"] as? String)
+        #expect(try stack.authctl(["mfa", "verify", "--code-stdin"], input: TOTPCode.now(secret: secret) + "\n").status == 0)
+        return (id, secret)
     }
 
     /// Polls `condition` every 100 ms for up to `timeout` seconds.
