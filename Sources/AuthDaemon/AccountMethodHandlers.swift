@@ -165,7 +165,8 @@ extension DaemonMethods {
         }
     }
 
-    private static func invalidParams(_ detail: String) -> RPCErrorObject {
+    /// The -32602 error for parameters that break a rule beyond their types.
+    static func invalidParams(_ detail: String) -> RPCErrorObject {
         RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: \(detail)")
     }
 

@@ -7,14 +7,14 @@ extension DaemonMethods {
     static func registerSecondFactorMethods(_ table: inout MethodTable, registry: ProfileRegistry) {
         table.register(Methods.EnrollFactor.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
-            guard let kind = FactorKind(rawValue: parameters.factorType) else { throw invalidFactorParams("'factor_type' must be totp or phone") }
+            guard let kind = FactorKind(rawValue: parameters.factorType) else { throw invalidParams("'factor_type' must be totp or phone") }
             let name = try shortText(parameters.friendlyName, "friendly_name")
             let issuer = try shortText(parameters.issuer, "issuer")
             let phone = try shortText(parameters.phone, "phone")
             switch kind {
-            case .phone where phone == nil: throw invalidFactorParams("a phone factor needs 'phone', the number in E.164 form (+15551234567)")
-            case .totp where phone != nil: throw invalidFactorParams("'phone' is for phone factors")
-            case .phone where issuer != nil: throw invalidFactorParams("'issuer' is for TOTP factors")
+            case .phone where phone == nil: throw invalidParams("a phone factor needs 'phone', the number in E.164 form (+15551234567)")
+            case .totp where phone != nil: throw invalidParams("'phone' is for phone factors")
+            case .phone where issuer != nil: throw invalidParams("'issuer' is for TOTP factors")
             default: break
             }
             let request = FactorEnrollmentRequest(kind: kind, friendlyName: name, issuer: issuer, phone: phone)
@@ -29,7 +29,7 @@ extension DaemonMethods {
         table.register(Methods.ChallengeFactor.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
             let factorID = try factorID(parameters.factorID, "factor_id")
-            if let channel = parameters.channel, !["sms", "whatsapp"].contains(channel) { throw invalidFactorParams("'channel' must be sms or whatsapp") }
+            if let channel = parameters.channel, !["sms", "whatsapp"].contains(channel) { throw invalidParams("'channel' must be sms or whatsapp") }
             switch await profile.accounts.challengeFactor(id: factorID, channel: parameters.channel) {
             case .success(let challenge):
                 return .init(factorID: factorID, challengeID: challenge.id, type: challenge.type, expiresAt: challenge.expiresAt)
@@ -41,7 +41,7 @@ extension DaemonMethods {
             let profile = try registry.profile(parameters.profile)
             let factorID = try factorID(parameters.factorID, "factor_id")
             let code = parameters.code.trimmingCharacters(in: .whitespaces)
-            guard !code.isEmpty, code.count <= 64 else { throw invalidFactorParams("'code' must be the factor's current code") }
+            guard !code.isEmpty, code.count <= 64 else { throw invalidParams("'code' must be the factor's current code") }
             let challengeID: String
             if let given = parameters.challengeID {
                 challengeID = try Self.factorID(given, "challenge_id")
@@ -50,7 +50,7 @@ extension DaemonMethods {
                 case .failure(let failure): throw SecondFactorErrorText.error(failure)
                 case .success(let challenge) where challenge.type != FactorKind.totp.rawValue:
                     // A phone factor's code belongs to the challenge that sent it; this one just sent another.
-                    throw invalidFactorParams("a \(challenge.type) factor's code belongs to the challenge that sent it: a new code was just sent for challenge \(challenge.id); verify that one with 'challenge_id'")
+                    throw invalidParams("a \(challenge.type) factor's code belongs to the challenge that sent it: a new code was just sent for challenge \(challenge.id); verify that one with 'challenge_id'")
                 case .success(let challenge): challengeID = challenge.id
                 }
             }
@@ -108,14 +108,10 @@ extension DaemonMethods {
         }
     }
 
-    private static func invalidFactorParams(_ detail: String) -> RPCErrorObject {
-        RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: \(detail)")
-    }
-
     /// A factor's or challenge's id: a UUID, as GoTrue's are (it goes into the request's path).
     private static func factorID(_ text: String, _ field: String) throws(RPCErrorObject) -> String {
         guard let id = FactorID.canonical(text.trimmingCharacters(in: .whitespaces)) else {
-            throw invalidFactorParams("'\(field)' must be a factor's id as 'authctl mfa list' shows it (a UUID)")
+            throw invalidParams("'\(field)' must be a factor's id as 'authctl mfa list' shows it (a UUID)")
         }
         return id
     }
@@ -123,7 +119,7 @@ extension DaemonMethods {
     /// An optional short text field: trimmed, nil when empty, at most 256 characters.
     private static func shortText(_ text: String?, _ field: String) throws(RPCErrorObject) -> String? {
         guard let trimmed = text?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty else { return nil }
-        guard trimmed.count <= 256 else { throw invalidFactorParams("'\(field)' must be at most 256 characters") }
+        guard trimmed.count <= 256 else { throw invalidParams("'\(field)' must be at most 256 characters") }
         return trimmed
     }
 }

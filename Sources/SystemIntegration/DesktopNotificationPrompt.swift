@@ -46,7 +46,8 @@ public struct DesktopNotificationPrompt: ApprovalPrompt {
                 body: escapeMarkup("\(origin) asks authd for the tokens of profile '\(profile)'. Or decide in a terminal: \(command)"))
     }
 
-    private static func escapeMarkup(_ text: String) -> String {
+    /// `text` with the characters of the notification body's markup escaped.
+    static func escapeMarkup(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 }

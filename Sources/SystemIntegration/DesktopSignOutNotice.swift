@@ -35,18 +35,14 @@ public struct DesktopSignOutNotice: SignOutNotice {
         switch reason {
         case .secondFactorRequired(let serverCode):
             let body = "The server ended the session of profile '\(profile)' because it was not verified with the account's second factor (\(serverCode)). " + again
-            return (summary: "Sign in again with your second factor", body: escapeMarkup(body))
+            return (summary: "Sign in again with your second factor", body: DesktopNotificationPrompt.escapeMarkup(body))
         case .endedWithoutSecondFactor(let serverCode):
             // Only likely: a sign-out elsewhere reads the same, and the text says so.
             let body = "The server no longer knows the session of profile '\(profile)' (\(serverCode)), which had not verified the account's second factor. "
                 + "Verifying a second factor in another app ends such sessions (a sign-out elsewhere would too). " + again
-            return (summary: "Sign in again with your second factor", body: escapeMarkup(body))
+            return (summary: "Sign in again with your second factor", body: DesktopNotificationPrompt.escapeMarkup(body))
         default:
             return nil
         }
-    }
-
-    private static func escapeMarkup(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
     }
 }
