@@ -169,7 +169,11 @@ def test_a_client_of_another_user_refuses_authd_before_authd_refuses_it(stack):
     result = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, stack.socket],
                             env={"PYTHONPATH": str(module_dir), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True, timeout=30)
     assert "foreign: 0 65534" in result.stdout, result.stdout + result.stderr
-    # authd, for its part, still refuses the connection before reading from it.
+    # authd, for its part, still refuses the connection before reading from it. The client may
+    # have closed before authd accepted the connection, so the line can come after the client ended.
+    deadline = time.monotonic() + 15
+    while "refused connection from another user" not in stack.output() and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert "refused connection from another user" in stack.output()
 
 
