@@ -93,24 +93,30 @@ public struct UserSummary: Sendable, Equatable, Codable {
     /// The user's verified second factors, as the server last listed them: what makes `aal2`
     /// the session's next level.
     public var verifiedFactors: [FactorSummary]
+    /// Whether the user signed in anonymously and has not yet been given an email address or
+    /// phone number (GoTrue's `is_anonymous`).
+    public var isAnonymous: Bool
 
     /// Creates a user summary.
-    public init(id: String, email: String? = nil, phone: String? = nil, verifiedFactors: [FactorSummary] = []) {
+    public init(id: String, email: String? = nil, phone: String? = nil, verifiedFactors: [FactorSummary] = [], isAnonymous: Bool = false) {
         self.id = id
         self.email = email
         self.phone = phone
         self.verifiedFactors = verifiedFactors
+        self.isAnonymous = isAnonymous
     }
 
-    private enum CodingKeys: String, CodingKey { case id, email, phone, verifiedFactors }
+    private enum CodingKeys: String, CodingKey { case id, email, phone, verifiedFactors, isAnonymous }
 
-    /// Decodes a summary; one stored before factors were kept has none.
+    /// Decodes a summary; one stored before factors (or anonymous users) were kept has none (and
+    /// was not anonymous: authd could not sign one in then).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         email = try container.decodeIfPresent(String.self, forKey: .email)
         phone = try container.decodeIfPresent(String.self, forKey: .phone)
         verifiedFactors = try container.decodeIfPresent([FactorSummary].self, forKey: .verifiedFactors) ?? []
+        isAnonymous = try container.decodeIfPresent(Bool.self, forKey: .isAnonymous) ?? false
     }
 }
 

@@ -285,13 +285,19 @@ public struct SessionMachine: Sendable {
 
     /// The server accepted changes to the user (`PUT /user`) and answered with `user`. The summary
     /// kept with the session is replaced and stored; a user other than the session's is ignored
-    /// (the session changed while the request was out).
+    /// (the session changed while the request was out). A user who is no longer anonymous gets
+    /// a refresh instead of the plain store, for a token whose claims say so.
     public mutating func userUpdated(_ user: UserSummary, now: Date) -> [SessionAction] {
         var actions: [SessionAction] = []
         if pending?.session.user.id == user.id { pending?.session.user = user }
         if session?.user.id == user.id {
+            let leftAnonymity = session?.user.isAnonymous == true && !user.isAnonymous
             session?.user = user
-            actions += storeAgainIfIdle()
+            // An anonymous user given an email or phone is a permanent one now, but the access
+            // token still says `is_anonymous: true`, which apps' row-level security reads. A
+            // refresh brings a token that does not, and stores the new summary with it.
+            let refresh = leftAnonymity && phase == .signedIn ? beginRefresh(now: now) : []
+            actions += refresh.isEmpty ? storeAgainIfIdle() : refresh
         } else if pending?.session.user.id != user.id {
             return []
         }

@@ -44,7 +44,7 @@ public enum OTPType: String, Sendable, Equatable, CaseIterable {
     case phoneChange = "phone_change"
 }
 
-/// A way to obtain a session from GoTrue's `/token` or `/verify`. The description is redacted.
+/// A way to obtain a session from GoTrue's `/token`, `/verify` or `/signup`. The description is redacted.
 public enum SignInCredential: Sendable, Equatable, CustomStringConvertible {
     /// `grant_type=password` with an email or phone.
     case password(ContactAddress, password: String)
@@ -55,6 +55,12 @@ public enum SignInCredential: Sendable, Equatable, CustomStringConvertible {
     case idToken(provider: String, idToken: String, accessToken: String?, nonce: String?)
     /// `grant_type=pkce`: the code from a browser redirect and the verifier kept since `/authorize`.
     case authorizationCode(code: String, codeVerifier: String)
+    /// `POST /signup` with neither email nor phone: a new anonymous user (`is_anonymous`), with
+    /// `metadata` (a JSON object) as its `user_metadata`.
+    case anonymous(metadata: Data?)
+    /// `grant_type=refresh_token` with a refresh token an app held until now: the session it
+    /// belongs to moves to authd. The exchange rotates the token, so the app's copy is spent.
+    case refreshToken(String)
 
     /// The kind of credential, never its secret parts.
     public var description: String {
@@ -63,6 +69,8 @@ public enum SignInCredential: Sendable, Equatable, CustomStringConvertible {
         case .oneTimeCode(let address, _, let type): return "oneTimeCode(\(address.field), \(type.rawValue))"
         case .idToken(let provider, _, _, _): return "idToken(\(provider))"
         case .authorizationCode: return "authorizationCode"
+        case .anonymous: return "anonymous"
+        case .refreshToken: return "refreshToken"
         }
     }
 }

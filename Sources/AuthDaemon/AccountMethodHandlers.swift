@@ -179,7 +179,8 @@ extension DaemonMethods {
         }
     }
 
-    private static func encodeMetadata(_ data: [String: JSONValue]?) throws(RPCErrorObject) -> Data? {
+    /// `user_metadata` as JSON, for the server.
+    static func encodeMetadata(_ data: [String: JSONValue]?) throws(RPCErrorObject) -> Data? {
         guard let data else { return nil }
         do { return try JSONEncoder().encode(data) } catch { throw invalidParams("'data' could not be encoded") }
     }

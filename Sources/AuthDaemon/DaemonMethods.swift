@@ -5,7 +5,7 @@ import Foundation
 
 /// The handlers of every method in `Methods`.
 enum DaemonMethods {
-    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha", "claims", "reauthenticate", "mfa"]
+    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha", "claims", "reauthenticate", "mfa", "anonymous", "session_take_over"]
 
     /// The answer to `session.token` for `token` at `now`.
     static func tokenResult(_ token: IssuedToken, now: Date) -> Methods.Token.Result {
@@ -133,6 +133,7 @@ enum DaemonMethods {
         registerReauthenticate(&table, registry: registry)
         registerClaims(&table, registry: registry)
         registerSecondFactorMethods(&table, registry: registry)
+        registerAnonymousAndTakeOverMethods(&table, registry: registry)
         return table
     }
 

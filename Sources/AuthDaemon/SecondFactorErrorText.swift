@@ -36,6 +36,8 @@ enum SecondFactorErrorText {
             return .application(.requestRejected, "this project does not allow it: \(message.prefix(200)) (\(code))")
         case "validation_failed":
             return .application(.requestRejected, "the server refused it: \(message.prefix(200))")
+        case "no_authorization" where message.contains("Anonymous"):
+            return .application(.requestRejected, "an anonymous user cannot have a second factor: give the account an email address first ('authctl user update --email ADDRESS')")
         default:
             return SignInErrorText.error(failure)
         }

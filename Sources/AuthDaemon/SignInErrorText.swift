@@ -7,7 +7,7 @@ import Foundation
 enum SignInErrorText {
     /// How the user tried to sign in, which decides how a refusal reads.
     enum Method {
-        case password, signUp, code, idToken, browser
+        case password, signUp, code, idToken, browser, anonymous, takeOver
     }
 
     static func error(_ failure: SignInFailure, method: Method) -> RPCErrorObject {
@@ -32,6 +32,8 @@ enum SignInErrorText {
             if let common = transportError(failure) { return common }
             guard case .http(_, let code, let message, _) = failure else { return .application(.serverError, failure.localizedDescription) }
             switch code {
+            case "validation_failed" where message.contains("anonymous user"):
+                return .application(.requestRejected, "an anonymous user gets a password together with an email address or phone number: give --email (or --phone) with --password ('email' or 'phone' with 'password' in the API)")
             case "weak_password": return .application(.requestRejected, "the new password is too weak: \(message)")
             case "same_password": return .application(.requestRejected, "the new password must differ from the current one")
             case "email_exists": return .application(.requestRejected, "another account already uses that email address")
@@ -98,6 +100,10 @@ enum SignInErrorText {
             return .application(.oauthFailed, "the sign-in code belongs to a different sign-in (code verifier mismatch): start again")
         case (.idToken, _):
             return idTokenError(message: message, code: code)
+        case (.anonymous, "anonymous_provider_disabled"):
+            return .application(.signInRejected, "this project does not allow anonymous sign-ins (anonymous_provider_disabled): sign in with an account, or ask the project's owner to turn them on")
+        case (.takeOver, let code?) where ServerFailure.fatalRefreshCodes.contains(code) || code == "invalid_grant":
+            return .application(.signInRejected, "this refresh token does not open a session (\(code)): it was already used, revoked or has expired, or it belongs to another project. Nothing changed here; sign in with 'authctl login'")
         default:
             return .application(.signInRejected, "sign-in refused: \(message)\(code.map { " (\($0))" } ?? "") [HTTP \(status)]")
         }

@@ -18,7 +18,8 @@ enum StatusMapper {
         var status = SessionStatus(profile: profile, state: state, server: server)
         if case .signedOut(let reason?) = machine.phase { status.signOutReason = reason.code }
         if let session = machine.session {
-            status.user = SessionStatus.User(id: session.user.id, email: session.user.email, phone: session.user.phone)
+            status.user = SessionStatus.User(id: session.user.id, email: session.user.email, phone: session.user.phone,
+                                              isAnonymous: session.user.isAnonymous ? true : nil)
             status.expiresAt = Int64(saturating: session.expiresAt.timeIntervalSince1970, rounding: .down)
             if let assurance = TokenAssurance(accessToken: session.accessToken) {
                 status.aal = assurance.level.rawValue

@@ -19,6 +19,7 @@ public enum Methods {
         OAuthBegin.name, OAuthComplete.name, OAuthWait.name, GetUser.name, UpdateUser.name, Reauthenticate.name, Claims.name,
         ListApps.name, DecideApp.name, SetDefaultProfile.name,
         EnrollFactor.name, ChallengeFactor.name, VerifyFactor.name, UnenrollFactor.name, ListFactors.name,
+        SignInAnonymously.name, SignInWithRefreshToken.name,
     ]
 
     /// `hello`: the version handshake.

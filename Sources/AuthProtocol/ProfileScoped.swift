@@ -31,6 +31,8 @@ extension Methods.EnrollFactor.Parameters: ProfileScoped {}
 extension Methods.ChallengeFactor.Parameters: ProfileScoped {}
 extension Methods.VerifyFactor.Parameters: ProfileScoped {}
 extension Methods.UnenrollFactor.Parameters: ProfileScoped {}
+extension Methods.SignInAnonymously.Parameters: ProfileScoped {}
+extension Methods.SignInWithRefreshToken.Parameters: ProfileScoped {}
 
 /// Parameters with rules beyond their types, checked by the daemon after decoding and before
 /// anything else, on every path a request takes.

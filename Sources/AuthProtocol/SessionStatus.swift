@@ -55,14 +55,20 @@ public struct SessionStatus: Codable, Sendable, Equatable {
         public var email: String?
         /// The phone.
         public var phone: String?
-        /// How to name the user to a person: the email, else the phone, else the id.
-        public var displayName: String { email ?? phone ?? id }
+        /// True for a user who signed in anonymously and has no email or phone yet; absent
+        /// otherwise.
+        public var isAnonymous: Bool?
+        /// How to name the user to a person: the email, else the phone, else the id (said to be
+        /// anonymous when it is).
+        public var displayName: String { email ?? phone ?? (isAnonymous == true ? "anonymous user \(id)" : id) }
         /// Creates a user.
-        public init(id: String, email: String?, phone: String?) {
+        public init(id: String, email: String?, phone: String?, isAnonymous: Bool? = nil) {
             self.id = id
             self.email = email
             self.phone = phone
+            self.isAnonymous = isAnonymous
         }
+        enum CodingKeys: String, CodingKey { case id, email, phone, isAnonymous = "is_anonymous" }
     }
 
     /// Transient refresh trouble.

@@ -96,6 +96,20 @@ extension AuthdClient {
         try await call(Methods.UnenrollFactor.self, .init(profile: profile, factorID: id))
     }
 
+    /// Signs in as a new anonymous user (the project must allow anonymous sign-ins); give it an
+    /// email address later with `updateUser(email:)` to keep it.
+    public func signInAnonymously(data: [String: JSONValue]? = nil, captchaToken: String? = nil) async throws(AuthdError) -> SessionStatus {
+        try await call(Methods.SignInAnonymously.self, .init(profile: profile, data: data, captchaToken: captchaToken))
+    }
+
+    /// Moves a session this app kept in its own storage into authd: authd exchanges the refresh
+    /// token at once and refreshes the session from then on. Delete the app's copy of the
+    /// tokens afterwards, whatever the outcome: it is spent once authd has exchanged it. Read a
+    /// stored session with `StoredSession.refreshToken(in:)`.
+    public func signIn(refreshToken: String) async throws(AuthdError) -> SessionStatus {
+        try await call(Methods.SignInWithRefreshToken.self, .init(profile: profile, refreshToken: refreshToken))
+    }
+
     /// One request on the client's connection; a minute covers the server's own timeout.
     private func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters) async throws(AuthdError) -> M.Result {
         let link = self.link

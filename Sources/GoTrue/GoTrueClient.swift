@@ -47,8 +47,9 @@ public struct GoTrueClient: GoTrueAPI {
         self.client = SharedHTTPClients.client(for: proxy, trust: trust)
     }
 
-    /// `POST /token` (password, id_token, pkce) or `POST /verify` (one-time code). The CAPTCHA
-    /// token goes with the password grant only: GoTrue checks no other (id_token and pkce are
+    /// `POST /token` (password, id_token, pkce, refresh_token), `POST /verify` (one-time code) or
+    /// `POST /signup` (anonymous). The CAPTCHA token goes with the password grant and the
+    /// anonymous sign-up only: GoTrue checks no other (id_token, pkce and refresh_token are
     /// exempt, `/verify` is not protected).
     public func signIn(_ credential: SignInCredential, captchaToken: String?) async throws(ServerFailure) -> SessionGrant {
         switch credential {
@@ -66,6 +67,13 @@ public struct GoTrueClient: GoTrueAPI {
         case .authorizationCode(let code, let verifier):
             let body = try encode(["auth_code": code, "code_verifier": verifier])
             return try decodeGrant(try await send("POST", "token", query: "grant_type=pkce", body: body))
+        case .anonymous(let metadata):
+            // Neither email nor phone is what makes GoTrue's /signup sign in anonymously.
+            var fields: [String: Any] = [:]
+            if let metadata { fields["data"] = try jsonObject(metadata) }
+            return try decodeGrant(try await send("POST", "signup", query: nil, body: try encode(Self.adding(captchaToken, to: fields))))
+        case .refreshToken(let refreshToken):
+            return try await refresh(refreshToken: refreshToken)
         }
     }
 
@@ -337,13 +345,15 @@ public struct GoTrueClient: GoTrueAPI {
         var email: String?
         var phone: String?
         var factors: [Lenient<WireFactor>]?
+        var is_anonymous: Bool?
 
         /// What authd keeps: the verified factors among those listed (GoTrue lists a user's
         /// factors with every user object once there are any).
         var summary: UserSummary {
             let verified = (factors ?? []).compactMap(\.value).filter { $0.status == "verified" }
                 .map { FactorSummary(id: $0.id, type: $0.factor_type ?? "unknown", friendlyName: GoTrueClient.nonEmpty($0.friendly_name)) }
-            return UserSummary(id: id, email: GoTrueClient.nonEmpty(email), phone: GoTrueClient.nonEmpty(phone), verifiedFactors: verified)
+            return UserSummary(id: id, email: GoTrueClient.nonEmpty(email), phone: GoTrueClient.nonEmpty(phone), verifiedFactors: verified,
+                               isAnonymous: is_anonymous ?? false)
         }
     }
 

@@ -5,7 +5,8 @@ import Foundation
 
 /// `authctl login`: every way of signing in. Email + password by default; `--otp` for a one-time
 /// code by email or SMS; `--provider` for a browser sign-in with PKCE, or with `--id-token-file`
-/// for an ID token the caller already holds.
+/// for an ID token the caller already holds; `--anonymous` for a new anonymous user;
+/// `--with-session` to take over a session an app kept.
 struct Login: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sign in (password, one-time code, ID token or browser).",
@@ -14,6 +15,8 @@ struct Login: ParsableCommand {
         authctl login --otp --email E | --phone P    a one-time code sent by email or SMS, then entered here
         authctl login --provider google              browser sign-in with PKCE; --no-browser prints the URL instead
         authctl login --provider apple --id-token-file F [--nonce N] [--access-token-file F]    an ID token from Apple or Google
+        authctl login --anonymous                    a new anonymous user; keep it with 'authctl user update --email E'
+        authctl login --with-session < FILE          take over an app's session: its refresh token, or the session JSON it stored
         A browser sign-in waits on a loopback address (http://127.0.0.1:PORT/callback) unless --redirect-url names \
         an app's custom scheme, whose callback reaches authd through 'authctl open-url'. Exit 5 when the \
         credentials are refused, 8 when the browser sign-in fails or times out.
@@ -72,6 +75,13 @@ struct Login: ParsableCommand {
     @Option(help: "With --provider: seconds to wait for the browser.")
     var timeout: Int = 300
 
+    @Flag(help: "Sign in as a new anonymous user (the project must allow it); give it an email later with 'authctl user update --email'.")
+    var anonymous = false
+
+    @Flag(name: .customLong("with-session"),
+          help: "Take over a session an app kept: read its refresh token, or the session JSON Supabase's clients store, from standard input. The app's copy is spent: it must forget it.")
+    var withSession = false
+
     @OptionGroup var captcha: CaptchaTokenOption
 
     @Flag(help: "Print the resulting status as one JSON object.")
@@ -100,8 +110,18 @@ struct Login: ParsableCommand {
         }
         if idTokenFile != nil, noBrowser || redirectURL != nil { throw ValidationError("--id-token-file signs in without a browser") }
         if !otp, createUser || sendOnly || codeStdin { throw ValidationError("--create-user, --send-only and --code-stdin need --otp") }
+        if anonymous || withSession {
+            let way = anonymous ? "--anonymous" : "--with-session"
+            if anonymous && withSession { throw ValidationError("give either --anonymous or --with-session") }
+            if email != nil || phone != nil || otp || provider != nil || passwordStdin {
+                throw ValidationError("\(way) cannot be combined with --email, --phone, --otp, --password-stdin or --provider")
+            }
+            if withSession, captcha.file != nil { throw ValidationError("--with-session needs no CAPTCHA") }
+            if timeout != 300 { throw ValidationError("--timeout is for --provider") }
+            return
+        }
         if provider == nil, (email == nil) == (phone == nil) || (phone != nil && !otp) {
-            throw ValidationError(otp ? "give either --email or --phone" : "give --email (or --otp with --phone, or --provider)")
+            throw ValidationError(otp ? "give either --email or --phone" : "give --email (or --otp with --phone, --provider, --anonymous or --with-session)")
         }
         if timeout < 1 || timeout > 300 { throw ValidationError("--timeout must be between 1 and 300 seconds (the server keeps a flow 5 minutes)") }
     }
@@ -110,7 +130,13 @@ struct Login: ParsableCommand {
         try runReporting {
             let connection = try global.connect()
             var status: SessionStatus
-            if let provider, let idTokenFile {
+            if anonymous {
+                status = try connection.call(Methods.SignInAnonymously.self,
+                                             .init(profile: global.profile, captchaToken: try captcha.token(for: connection)), timeout: 60)
+            } else if withSession {
+                status = try connection.call(Methods.SignInWithRefreshToken.self,
+                                             .init(profile: global.profile, refreshToken: try Self.handedOverRefreshToken()), timeout: 60)
+            } else if let provider, let idTokenFile {
                 status = try connection.call(Methods.SignInWithIdToken.self,
                                              .init(profile: global.profile, provider: provider, idToken: try readTokenFile(idTokenFile, what: "an ID token"),
                                                    accessToken: try accessTokenFile.map { try readTokenFile($0, what: "an access token") },
@@ -143,11 +169,30 @@ struct Login: ParsableCommand {
                 status = try connection.call(Methods.SignInWithPassword.self,
                                              .init(profile: global.profile, email: email, password: password, captchaToken: captchaToken), timeout: 60)
             }
+            if anonymous, status.isSignedIn {
+                note("This user has no email address: it is lost when signed out. Keep it with 'authctl user update --email ADDRESS'.")
+            }
             let second = SecondFactorPrompt.afterSignIn(status, connection: connection)
             if second.status.isSignedIn { try reportSignedIn(second.status, json: json) } else if json { try printJSON(second.status) }
             // Signed in at aal1 (or no longer): the exit status says so.
             if let failure = second.failure { throw failure }
         }
+    }
+
+    /// The refresh token `--with-session` takes: asked for without echo on a terminal, else read
+    /// from standard input to its end (a stored session's JSON may span lines).
+    private static func handedOverRefreshToken() throws -> String {
+        let text: String
+        if isatty(STDIN_FILENO) == 1 {
+            text = try SecretReader.fromTerminal(prompt: "Refresh token (or the stored session's JSON): ", echo: false,
+                                                 otherwise: "pipe it on standard input")
+        } else {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+        guard let token = StoredSession.refreshToken(in: text) else {
+            throw Failure("no refresh token on standard input: give the session's refresh_token, or the session JSON the app stored (with a \"refresh_token\" member)", .failure)
+        }
+        return token
     }
 
 }

@@ -476,6 +476,30 @@ import Testing
         #expect(!machine.storeFinished(generation: machine.generation, failure: nil, now: t0).contains { if case .store = $0 { true } else { false } })
     }
 
+    @Test func anAnonymousUserGivenAnEmailIsRefreshedForATokenThatSaysSo() {
+        var machine = SessionMachine(policy: policy)
+        var anonymous = Fixtures.session(1)
+        anonymous.user = UserSummary(id: anonymous.user.id, isAnonymous: true)
+        _ = machine.storedSessionLoaded(anonymous, now: t0)
+        // Metadata changes keep the user anonymous: a plain store, no refresh.
+        let stillAnonymous = UserSummary(id: anonymous.user.id, isAnonymous: true)
+        #expect(!machine.userUpdated(stillAnonymous, now: t0).contains { if case .refresh = $0 { true } else { false } })
+        _ = machine.storeFinished(generation: machine.generation, failure: nil, now: t0)
+        // The token still says is_anonymous: true; the refresh brings one that does not, and its write keeps the new summary.
+        let permanent = UserSummary(id: anonymous.user.id, email: "kept@example.com")
+        let actions = machine.userUpdated(permanent, now: t0)
+        #expect(actions == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: machine.generation), .emit(.userUpdated)])
+        #expect(machine.session?.user == permanent)
+        #expect(machine.phase == .refreshing)
+    }
+
+    @Test func aStoredSummaryFromBeforeAnonymousUsersDecodesAsPermanent() throws {
+        let old = Data(#"{"id":"u-1","email":"a@example.com","verifiedFactors":[]}"#.utf8)
+        #expect(try JSONDecoder().decode(UserSummary.self, from: old) == UserSummary(id: "u-1", email: "a@example.com"))
+        let kept = UserSummary(id: "u-2", isAnonymous: true)
+        #expect(try JSONDecoder().decode(UserSummary.self, from: JSONEncoder().encode(kept)) == kept)
+    }
+
     @Test func anUpdateForAnotherUserIsIgnored() {
         var machine = SessionMachine(policy: policy)
         _ = machine.storedSessionLoaded(Fixtures.session(1), now: t0)

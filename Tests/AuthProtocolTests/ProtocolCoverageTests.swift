@@ -34,6 +34,8 @@ import Testing
         Methods.VerifyFactor.name: ("request-mfa-verify", "result-status-aal2"),
         Methods.UnenrollFactor.name: ("request-mfa-unenroll", "result-mfa-unenroll"),
         Methods.ListFactors.name: ("request-mfa-factors", "result-mfa-factors"),
+        Methods.SignInAnonymously.name: ("request-sign-in-anonymously", "result-status-anonymous"),
+        Methods.SignInWithRefreshToken.name: ("request-sign-in-with-refresh-token", "result-status"),
     ]
 
     /// Every event name the daemon sends, and its fixture.

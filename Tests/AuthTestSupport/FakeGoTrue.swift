@@ -19,7 +19,12 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var keySet: Result<PublishedKeySet, ServerFailure> = .success(PublishedKeySet(keySet: JSONWebKeySet(keys: []), cacheControl: nil))
         var keySetFetches = 0
         var keySetDelay: Duration = .zero
-        var email = "a@example.com"
+        var email: String? = "a@example.com"
+        /// The user every session belongs to: `user-1`, or `anon-1` after an anonymous sign-in
+        /// until an email is given to it.
+        var userID = "user-1"
+        var anonymous = false
+        var user: UserSummary { UserSummary(id: userID, email: email, isAnonymous: anonymous) }
         var factorCalls: [String] = []
         var verifyDelay: Duration = .zero
         var refreshesDuringVerify = 0
@@ -49,15 +54,24 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         state.withLock { state in
             state.counter += 1
             return SessionGrant(accessToken: "access-\(state.counter)", refreshToken: "refresh-\(state.counter)",
-                                expiresIn: state.lifetime, user: UserSummary(id: "user-1", email: state.email))
+                                expiresIn: state.lifetime, user: state.user)
         }
     }
 
     /// Accepts `a@example.com` with the configured password, the one-time code `123456`, the ID
-    /// token `good-id-token` and any authorization code with the verifier `good-verifier`.
+    /// token `good-id-token`, any authorization code with the verifier `good-verifier` and every
+    /// anonymous sign-in (user `anon-1`). A refresh token is exchanged as `refresh` scripts it.
     public func signIn(_ credential: SignInCredential, captchaToken: String?) async throws(ServerFailure) -> SessionGrant {
         let accepted: Bool
         switch credential {
+        case .anonymous:
+            state.withLock { state in
+                state.userID = "anon-1"
+                state.email = nil
+                state.anonymous = true
+            }
+            return grant()
+        case .refreshToken(let token): return try await refresh(refreshToken: token)
         case .password(let address, let password):
             accepted = state.withLock { $0.password == password } && address == .email("a@example.com")
         case .oneTimeCode(_, let code, _): accepted = code == "123456"
@@ -83,13 +97,19 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
 
     /// The user behind every token.
     public func user(accessToken: String) async throws(ServerFailure) -> UserRecord {
-        let email = state.withLock { $0.email }
-        return UserRecord(summary: UserSummary(id: "user-1", email: email), json: Data(#"{"id":"user-1"}"#.utf8))
+        let user = state.withLock { $0.user }
+        return UserRecord(summary: user, json: Data(#"{"id":"\#(user.id)"}"#.utf8))
     }
 
-    /// Applies an email change at once.
+    /// Applies an email change at once (as a project that confirms automatically does), which
+    /// makes an anonymous user a permanent one.
     public func updateUser(accessToken: String, _ changes: UserChanges) async throws(ServerFailure) -> UserRecord {
-        if let email = changes.email { state.withLock { $0.email = email } }
+        if let email = changes.email {
+            state.withLock { state in
+                state.email = email
+                state.anonymous = false
+            }
+        }
         return try await user(accessToken: accessToken)
     }
 

@@ -401,6 +401,17 @@ class Client:
         params = self._params(provider=provider, id_token=id_token, access_token=access_token, nonce=nonce)
         return self._call("session.signInWithIdToken", params, 120)
 
+    def sign_in_anonymously(self, data: Optional[dict] = None, captcha_token: Optional[str] = None) -> dict:
+        """Signs in as a new anonymous user (the project must allow it); returns the status. Keep
+        the user by giving it an email with ``update_user(email=...)``."""
+        return self._call("session.signInAnonymously", self._params(data=data, captcha_token=captcha_token), 120)
+
+    def sign_in_with_refresh_token(self, refresh_token: str) -> dict:
+        """Moves a session this app kept into authd, which exchanges the refresh token at once and
+        refreshes the session from then on; returns the status. Delete the app's copy of the
+        tokens afterwards whatever the outcome: the exchange spends it."""
+        return self._call("session.signInWithRefreshToken", self._params(refresh_token=refresh_token), 120)
+
     def sign_out(self, scope: str = "local") -> dict:
         """Signs out: ``local``, ``global`` or ``others``."""
         return self._call("session.signOut", self._params(scope=scope), 120)

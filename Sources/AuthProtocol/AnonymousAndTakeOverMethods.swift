@@ -1,0 +1,51 @@
+import Foundation
+
+/// Two ways in that need no credential typed by the user: a new anonymous user, and a session an
+/// app held until now.
+extension Methods {
+    /// `session.signInAnonymously`: sign in as a new anonymous user (GoTrue's `POST /signup`
+    /// without email or phone). The user becomes a permanent one, keeping its id, once it is
+    /// given an email address or phone number (`user.update`, confirmed by the code sent there
+    /// unless the project confirms automatically).
+    public enum SignInAnonymously: RPCMethod {
+        public static let name = "session.signInAnonymously"
+        /// The new user's data.
+        public struct Parameters: Codable, Sendable, Equatable {
+            /// The profile; the default one when absent.
+            public var profile: String?
+            /// Initial `user_metadata`.
+            public var data: [String: JSONValue]?
+            /// The token of a solved CAPTCHA, for a project that protects sign-up with one.
+            public var captchaToken: String?
+            /// Creates parameters.
+            public init(profile: String? = nil, data: [String: JSONValue]? = nil, captchaToken: String? = nil) {
+                self.profile = profile
+                self.data = data
+                self.captchaToken = captchaToken
+            }
+            enum CodingKeys: String, CodingKey { case profile, data, captchaToken = "captcha_token" }
+        }
+        public typealias Result = SessionStatus
+    }
+
+    /// `session.signInWithRefreshToken`: move a session an app kept in its own storage into
+    /// authd. authd exchanges the refresh token at once (which proves it and spends the app's
+    /// copy) and from then on is the session's only refresher. The app must forget its tokens.
+    public enum SignInWithRefreshToken: RPCMethod {
+        public static let name = "session.signInWithRefreshToken"
+        /// The session's refresh token.
+        public struct Parameters: Codable, Sendable, Equatable {
+            /// The profile; the default one when absent.
+            public var profile: String?
+            /// The refresh token. Never logged, never echoed back.
+            public var refreshToken: String
+            /// Creates parameters.
+            public init(profile: String? = nil, refreshToken: String) {
+                self.profile = profile
+                self.refreshToken = refreshToken
+            }
+            enum CodingKeys: String, CodingKey { case profile, refreshToken = "refresh_token" }
+        }
+        public typealias Result = SessionStatus
+    }
+}
