@@ -45,12 +45,13 @@ extension DevAuthAPI {
         let purpose: String
         switch type {
         case "email", "signup", "magiclink", "invite": purpose = "email"
-        case "sms", "phone_change": purpose = "sms"
+        case "sms": purpose = "sms"
+        case "phone_change": purpose = "phone_change"
         case "recovery": purpose = "recovery"
         case "email_change": purpose = "email_change"
         default: return DevError.response(400, "validation_failed", "Unsupported verification type", request: request)
         }
-        let address = purpose == "sms" ? Self.phone(in: body) : Self.email(in: body) ?? ""
+        let address = ["sms", "phone_change"].contains(purpose) ? Self.phone(in: body) : Self.email(in: body) ?? ""
         return state.withLock { store -> DevResponse in
             let key = "\(address) \(purpose)"
             guard let sent = store.codes[key], sent.code == token, now.timeIntervalSince(sent.sentAt) <= options.otpLifetime,
@@ -60,12 +61,12 @@ extension DevAuthAPI {
             store.codes[key] = nil
             switch purpose {
             case "sms": user.phoneConfirmedAt = user.phoneConfirmedAt ?? now
-            case "email_change":
-                user.email = user.newEmail ?? user.email
-                user.newEmail = nil
-                user.emailConfirmedAt = now
+            case "email_change": user.confirmEmailChange(now: now)
+            case "phone_change": user.confirmPhoneChange(now: now)
             default: user.emailConfirmedAt = user.emailConfirmedAt ?? now
             }
+            // GoTrue rewrites app_metadata's providers from the identities after every verification.
+            user.appMetadataListsProviders = true
             user.lastSignInAt = now
             user.updatedAt = now
             store.users[user.id] = user
@@ -86,14 +87,31 @@ extension DevAuthAPI {
         return .json(200, [String: Any]())
     }
 
-    /// `PUT /user`. A new password ends every other session of the user, as GoTrue does.
+    /// `PUT /user`. A new password ends every other session of the user, as GoTrue does. A new
+    /// email or phone is confirmed by the code sent to it (an email at once when the project
+    /// auto-confirms); confirming either makes an anonymous user permanent. The checks come in
+    /// GoTrue's order: the fields' formats, the anonymous user's password, duplicates, then
+    /// reauthentication and the password itself.
     func updateUser(_ body: [String: Any], user: DevUser, sessionID: String, request: DevRequest, now: Date) -> DevResponse {
-        if body["phone"] != nil {
-            return DevError.response(422, "validation_failed", "Phone changes are not supported by the development server", request: request)
-        }
-        let newEmail = Self.email(in: body)
+        // GoTrue treats an empty email or phone as not given.
+        let newEmail = Self.isAbsent(body["email"]) ? nil : Self.email(in: body)
         if let newEmail, !Self.looksLikeEmail(newEmail) {
             return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
+        }
+        var newPhone: String?
+        var channel = "sms"
+        if let phone = body["phone"] as? String, !phone.isEmpty {
+            // GoTrue's validatePhone: drop a leading "+" and the spaces, then E.164's digits.
+            let digits = (phone.hasPrefix("+") ? String(phone.dropFirst()) : phone).replacingOccurrences(of: " ", with: "")
+            guard digits.range(of: "^[1-9][0-9]{1,14}$", options: .regularExpression) != nil else {
+                return DevError.response(400, "validation_failed", "Invalid phone number format (E.164 required)", request: request)
+            }
+            if let requested = body["channel"] as? String, !requested.isEmpty { channel = requested }
+            // This server's SMS provider stands in for Twilio, the one GoTrue also sends WhatsApp through.
+            guard ["sms", "whatsapp"].contains(channel) else {
+                return DevError.response(400, "validation_failed", "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider.", request: request)
+            }
+            newPhone = digits
         }
         let password = body["password"] as? String
         recordSecrets([password])
@@ -104,6 +122,16 @@ extension DevAuthAPI {
         return state.withLock { store -> DevResponse in
             guard var current = store.users[user.id] else {
                 return DevError.response(404, "user_not_found", "User not found", request: request)
+            }
+            // A password alone would leave an anonymous user with nothing to sign in with.
+            if current.isAnonymous, let password, !password.isEmpty, newEmail == nil, newPhone == nil {
+                return DevError.response(422, "validation_failed", "Updating password of an anonymous user without an email or phone is not allowed", request: request)
+            }
+            if let newEmail, newEmail != current.email, store.user(email: newEmail) != nil {
+                return DevError.response(422, "email_exists", "A user with this email address has already been registered", request: request)
+            }
+            if let newPhone, newPhone != current.phone, store.user(phone: newPhone) != nil {
+                return DevError.response(422, "phone_exists", "A user with this phone number has already been registered", request: request)
             }
             if password != nil, store.requireReauthentication,
                store.sessions[sessionID].map({ now.timeIntervalSince($0.createdAt) > store.reauthenticationWindow }) ?? true {
@@ -133,16 +161,20 @@ extension DevAuthAPI {
                 current.userMetadataJSON = (try? JSONSerialization.data(withJSONObject: metadata)) ?? current.userMetadataJSON
             }
             if let newEmail, newEmail != current.email {
-                if store.user(email: newEmail) != nil {
-                    return DevError.response(422, "email_exists", "A user with this email address has already been registered", request: request)
-                }
                 if store.mailerAutoconfirm {
-                    current.email = newEmail
-                    current.emailConfirmedAt = now
+                    // Confirmed without a code, as GoTrue lets an anonymous user add an email
+                    // like a sign-up would (this server does so for every user).
+                    current.newEmail = newEmail
+                    current.confirmEmailChange(now: now)
                 } else {
                     current.newEmail = newEmail
                     sendCode(to: current, purpose: "email_change", type: "email_change", store: &store, now: now)
                 }
+            }
+            if let newPhone, newPhone != current.phone {
+                // The project does not auto-confirm phones (`phone_autoconfirm` is false).
+                current.newPhone = newPhone
+                sendCode(to: current, purpose: "phone_change", type: "phone_change", channel: channel, store: &store, now: now)
             }
             current.updatedAt = now
             store.users[current.id] = current
@@ -153,6 +185,10 @@ extension DevAuthAPI {
     /// `GET /reauthenticate`: a code for the signed-in user's next password change, by email
     /// (SMS reauthentication is not implemented here).
     func reauthenticate(user: DevUser, request: DevRequest, now: Date) -> DevResponse {
+        // An anonymous user has neither; GoTrue says so before anything else.
+        if user.email.isEmpty, user.phone.isEmpty {
+            return DevError.response(400, "validation_failed", "Reauthentication requires the user to have an email or a phone number", request: request)
+        }
         guard !user.email.isEmpty else {
             return DevError.response(422, "validation_failed", "Reauthentication by SMS is not supported by the development server", request: request)
         }
@@ -183,14 +219,16 @@ extension DevAuthAPI {
     }
 
     /// `POST /admin/dev/settings {"mailer_autoconfirm": false}`: switches email confirmation.
-    /// Also `captcha_token`, `update_password_require_reauthentication`, `reauthentication_window`
-    /// and `allow_low_aal` (GoTrue's `SESSIONS_ALLOW_LOW_AAL` in seconds; `null` or 0 turns it off).
+    /// Also `captcha_token`, `update_password_require_reauthentication`, `reauthentication_window`,
+    /// `anonymous_users` (GoTrue's `EXTERNAL_ANONYMOUS_USERS_ENABLED`) and `allow_low_aal`
+    /// (GoTrue's `SESSIONS_ALLOW_LOW_AAL` in seconds; `null` or 0 turns it off).
     /// `body` has its `null`s dropped already, so a `null` is looked for in the raw `request`.
     func changeSettings(_ body: [String: Any], request: DevRequest) -> DevResponse {
         if let autoconfirm = body["mailer_autoconfirm"] as? Bool { state.withLock { $0.mailerAutoconfirm = autoconfirm } }
         if let captcha = body["captcha_token"] as? String { state.withLock { $0.captchaToken = captcha.isEmpty ? nil : captcha } }
         if let required = body["update_password_require_reauthentication"] as? Bool { state.withLock { $0.requireReauthentication = required } }
         if let window = body["reauthentication_window"] as? Double, window >= 0 { state.withLock { $0.reauthenticationWindow = window } }
+        if let anonymous = body["anonymous_users"] as? Bool { state.withLock { $0.anonymousUsers = anonymous } }
         if let allowance = body["allow_low_aal"] as? Double, allowance >= 0 {
             state.withLock { $0.allowLowAAL = allowance > 0 ? allowance : nil }
         } else if ((try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any])?["allow_low_aal"] is NSNull {
@@ -209,13 +247,21 @@ extension DevAuthAPI {
         (body["phone"] as? String).map(DevStore.normalizedPhone) ?? ""
     }
 
-    /// Makes a 6-digit code for `purpose`, replacing an earlier one, and "sends" it.
-    func sendCode(to user: DevUser, purpose: String, type: String, store: inout DevStore, now: Date) {
-        let address = purpose == "sms" ? user.phone : (purpose == "email_change" ? user.newEmail ?? user.email : user.email)
+    /// Makes a 6-digit code for `purpose`, replacing an earlier one, and "sends" it. A change's code
+    /// goes to the new address; `channel` is the SMS channel (`sms` or `whatsapp`).
+    func sendCode(to user: DevUser, purpose: String, type: String, channel: String = "sms", store: inout DevStore, now: Date) {
+        let address: String
+        switch purpose {
+        case "sms": address = user.phone
+        case "phone_change": address = user.newPhone ?? user.phone
+        case "email_change": address = user.newEmail ?? user.email
+        default: address = user.email
+        }
+        let isSMS = ["sms", "phone_change"].contains(purpose)
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int(generator.next(upperBound: UInt(1_000_000))))
         store.codes["\(address) \(purpose)"] = DevOneTimeCode(code: code, purpose: purpose, userID: user.id, sentAt: now)
-        deliver(DevMessage(to: address, channel: purpose == "sms" ? "sms" : "email", type: type, code: code, sentAt: now), store: &store)
+        deliver(DevMessage(to: address, channel: isSMS ? channel : "email", type: type, code: code, sentAt: now), store: &store)
     }
 
     /// "Sends" a message: into the outbox, and into `DevServerOptions.outboxFile` when set.
@@ -232,5 +278,29 @@ extension DevMessage {
     var json: [String: Any] {
         ["to": to, "channel": channel, "type": type, "code": code, "sent_at": DevAuthAPI.timestamp(sentAt),
          "text": channel == "email" ? "Your \(type) code is \(code)" : "Your code is \(code)"]
+    }
+}
+
+extension DevUser {
+    /// Makes the pending `newEmail` the user's confirmed email (GoTrue's emailChangeVerify): the
+    /// user gets an email identity if it had none, and an anonymous user becomes permanent.
+    mutating func confirmEmailChange(now: Date) {
+        guard let newEmail else { return }
+        email = newEmail
+        self.newEmail = nil
+        emailConfirmedAt = now
+        if !providers.contains("email") { providers.append("email") }
+        isAnonymous = false
+    }
+
+    /// Makes the pending `newPhone` the user's confirmed phone (GoTrue's smsVerify for
+    /// `phone_change`): a phone identity if it had none, and an anonymous user becomes permanent.
+    mutating func confirmPhoneChange(now: Date) {
+        guard let newPhone else { return }
+        phone = newPhone
+        self.newPhone = nil
+        phoneConfirmedAt = now
+        if !providers.contains("phone") { providers.append("phone") }
+        isAnonymous = false
     }
 }

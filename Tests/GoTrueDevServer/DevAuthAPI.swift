@@ -13,6 +13,9 @@ import Synchronization
 /// (new refresh token, other `aal1` sessions of the user ended), `DELETE /factors/{id}` unenrolls.
 /// Sessions carry `aal` and `amr`; the user object lists `factors`. The dev setting
 /// `allow_low_aal` (seconds) ends sessions left at `aal1` by a user who has a verified factor.
+///
+/// Anonymous sign-ins (`DevAnonymousUsers.swift`): `POST /signup` without an email or phone, when
+/// the dev setting `anonymous_users` is on (the default here; GoTrue's default project has it off).
 public final class DevAuthAPI: Sendable {
     let state: Mutex<DevStore>
     let options: DevServerOptions
@@ -29,6 +32,7 @@ public final class DevAuthAPI: Sendable {
         var store = DevStore()
         store.mailerAutoconfirm = options.mailerAutoconfirm
         store.captchaToken = options.captchaToken
+        store.anonymousUsers = options.anonymousUsers
         self.state = Mutex(store)
     }
 
@@ -173,13 +177,18 @@ public final class DevAuthAPI: Sendable {
     // MARK: Endpoints
 
     private func settings() -> [String: Any] {
-        var external: [String: Any] = ["email": true, "phone": true, "anonymous_users": false]
+        var external: [String: Any] = ["email": true, "phone": true, "anonymous_users": state.withLock { $0.anonymousUsers }]
         for provider in Self.oauthProviders { external[provider] = true }
         return ["external": external, "disable_signup": false, "mailer_autoconfirm": state.withLock { $0.mailerAutoconfirm },
                 "phone_autoconfirm": false, "sms_provider": "dev-outbox", "saml_enabled": false]
     }
 
     private func signUp(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
+        // GoTrue's router looks at the fields as sent: neither an email nor a phone (an empty
+        // string is neither) is an anonymous sign-in, whatever else the body holds.
+        if Self.isAbsent(body["email"]), Self.isAbsent(body["phone"]) {
+            return signUpAnonymously(body, request: request, now: now)
+        }
         let phone = Self.phone(in: body)
         let email = Self.email(in: body) ?? ""
         if phone.isEmpty, !Self.looksLikeEmail(email) {
@@ -392,7 +401,7 @@ public final class DevAuthAPI: Sendable {
         let claims: [String: Any] = [
             "iss": issuer, "sub": user.id, "aud": "authenticated", "exp": expiresAt, "iat": issuedAt,
             "email": user.email, "phone": user.phone, "role": "authenticated", "aal": session.claimedAAL,
-            "amr": session.amrClaim, "session_id": session.id, "is_anonymous": false,
+            "amr": session.amrClaim, "session_id": session.id, "is_anonymous": user.isAnonymous,
             "app_metadata": appMetadata(user), "user_metadata": userMetadata(user),
         ]
         let accessToken = signer.sign(claims)
@@ -409,12 +418,17 @@ public final class DevAuthAPI: Sendable {
     }
 
     private func appMetadata(_ user: DevUser) -> [String: Any] {
-        ["provider": user.providers.first ?? "email", "providers": user.providers]
+        guard user.appMetadataListsProviders else { return [:] }
+        return ["provider": user.providers.first ?? "email", "providers": user.providers]
     }
 
     private func userMetadata(_ user: DevUser) -> [String: Any] {
-        user.userMetadata.merging(["email": user.email, "email_verified": user.emailConfirmedAt != nil,
-                                   "phone_verified": user.phoneConfirmedAt != nil, "sub": user.id]) { _, fixed in fixed }
+        if user.signedUpAnonymously {
+            // No identity data was ever copied in; GoTrue's email confirmation adds only this.
+            return user.emailConfirmedAt == nil ? user.userMetadata : user.userMetadata.merging(["email_verified": true]) { _, fixed in fixed }
+        }
+        return user.userMetadata.merging(["email": user.email, "email_verified": user.emailConfirmedAt != nil,
+                                          "phone_verified": user.phoneConfirmedAt != nil, "sub": user.id]) { _, fixed in fixed }
     }
 
     /// The user object as GoTrue answers it (every field the official clients require).
@@ -429,12 +443,13 @@ public final class DevAuthAPI: Sendable {
         var json: [String: Any] = [
             "id": user.id, "aud": "authenticated", "role": "authenticated", "email": user.email, "phone": user.phone,
             "app_metadata": appMetadata(user), "user_metadata": userMetadata(user), "identities": identities,
-            "created_at": created, "updated_at": Self.timestamp(user.updatedAt), "is_anonymous": false,
+            "created_at": created, "updated_at": Self.timestamp(user.updatedAt), "is_anonymous": user.isAnonymous,
         ]
         if let confirmed = user.emailConfirmedAt { json["email_confirmed_at"] = Self.timestamp(confirmed) }
         if let confirmed = user.phoneConfirmedAt { json["phone_confirmed_at"] = Self.timestamp(confirmed) }
         if let confirmed = user.emailConfirmedAt ?? user.phoneConfirmedAt { json["confirmed_at"] = Self.timestamp(confirmed) }
         if let newEmail = user.newEmail { json["new_email"] = newEmail }
+        if let newPhone = user.newPhone { json["new_phone"] = newPhone }
         if let last = user.lastSignInAt { json["last_sign_in_at"] = Self.timestamp(last) }
         // GoTrue's `omitempty`: a user without factors has no `factors` key at all.
         if !user.factors.isEmpty { json["factors"] = user.factors.map(\.json) }

@@ -16,6 +16,7 @@ import Foundation
 /// once a minute. Phone factors are enabled (GoTrue's default project has them off); WebAuthn is
 /// off, as in GoTrue's default project. Not modelled: the per-IP rate limit on challenge and
 /// verify, and the client IP check (every request comes from the same address here).
+/// Anonymous users' tokens are refused on every route here (`DevAnonymousUsers.swift`).
 extension DevAuthAPI {
     /// GoTrue's `MFA_MAX_ENROLLED_FACTORS` and `MFA_MAX_VERIFIED_FACTORS` defaults.
     static let maxEnrolledFactors = 10, maxVerifiedFactors = 10
@@ -43,6 +44,8 @@ extension DevAuthAPI {
             return DevError.response(405, "method_not_allowed", "Method not allowed", request: request)
         }
         return authenticated(request, now: now) { user, sessionID in
+            // GoTrue's requireNotAnonymous runs after authentication, before the factor is loaded.
+            if let refusal = anonymousRefusal(request) { return refusal }
             guard parts.count > 1 else {
                 return withBody(request) { enrollFactor($0, userID: user.id, sessionID: sessionID, request: request, now: now) }
             }

@@ -19,6 +19,10 @@ public struct DevServerOptions: Sendable {
     /// sign-up answers a bare user and a confirmation code goes to the outbox. Changeable at run
     /// time through `POST /admin/dev/settings`.
     public var mailerAutoconfirm = true
+    /// Whether anonymous sign-ins are enabled (GoTrue's `EXTERNAL_ANONYMOUS_USERS_ENABLED`, off in
+    /// GoTrue's default project). On here, so that the embedded server lets one try them out;
+    /// changeable at run time through `POST /admin/dev/settings` (`"anonymous_users"`).
+    public var anonymousUsers = true
     /// How access tokens are signed: `HS256` with `jwtSecret` (GoTrue's legacy secret), or
     /// `ES256` / `RS256` with a generated key published at `/.well-known/jwks.json`.
     public var signingAlgorithm = "HS256"

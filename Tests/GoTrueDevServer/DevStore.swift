@@ -16,11 +16,24 @@ struct DevUser: Sendable {
     var phoneConfirmedAt: Date?
     /// An email change waiting for its code.
     var newEmail: String?
+    /// A phone change waiting for its code (digits only, as `phone`).
+    var newPhone: String?
     /// Sign-in providers linked to the user (`email`, `phone`, `google`, …).
     var providers: [String] = ["email"]
     /// MFA factors, oldest first. Kept on the user (GoTrue's `User.Factors`) so that `userJSON`
     /// can show them without going back to the store.
     var factors: [DevFactor] = []
+    /// GoTrue's `is_anonymous`: set by an anonymous sign-in, cleared when an email or phone
+    /// change is confirmed. Shown in the user JSON and the access token's claims.
+    var isAnonymous = false
+    /// Whether the user was created by an anonymous sign-in. GoTrue gives such a user no identity
+    /// at sign-up, so nothing copies identity data into its `user_metadata`: it keeps only what
+    /// the client sent (plus `email_verified` once an email is confirmed), even after conversion.
+    var signedUpAnonymously = false
+    /// Whether `app_metadata` carries `provider` and `providers`. GoTrue writes them at sign-up
+    /// and on every `POST /verify`, but an anonymous sign-up writes none (its `app_metadata` is
+    /// `{}`), and neither does a conversion `PUT /user` confirms at once.
+    var appMetadataListsProviders = true
 }
 
 /// A one-time code waiting to be verified.
@@ -120,6 +133,9 @@ struct DevStore: Sendable {
     var captchaToken: String?
     /// MFA challenges by id; a factor's challenges go with it.
     var challenges: [String: DevChallenge] = [:]
+    /// GoTrue's `EXTERNAL_ANONYMOUS_USERS_ENABLED`: whether `POST /signup` without an email or
+    /// phone signs in a new anonymous user. Set through `POST /admin/dev/settings`.
+    var anonymousUsers = true
     /// GoTrue's `SESSIONS_ALLOW_LOW_AAL`, in seconds: how long a session below the user's highest
     /// possible assurance level (`aal1` for a user with a verified factor) may be used. Nil (the
     /// default) lets such sessions live on. Set through `POST /admin/dev/settings`.

@@ -336,3 +336,58 @@ def test_mfa_phone_factor_with_the_code_from_the_outbox(dev_server, email):
     assert level.current_level == "aal2"
     assert level.current_authentication_methods[0].method == "mfa/phone"
     assert [f.phone for f in auth.mfa.list_factors().phone] == ["15550003333"]
+
+
+def test_sign_in_anonymously_then_convert_with_an_email(dev_server, email):
+    auth = client(dev_server)
+    response = auth.sign_in_anonymously()
+    assert response.user.is_anonymous is True
+    assert response.user.email == ""
+    assert response.user.identities == []
+    assert claims(response.session.access_token)["is_anonymous"] is True
+    assert claims(response.session.access_token)["amr"][0]["method"] == "anonymous"
+    user_id = response.user.id
+    # The project auto-confirms emails, so the anonymous user becomes permanent at once.
+    updated = auth.update_user({"email": email}).user
+    assert updated.id == user_id
+    assert updated.is_anonymous is False
+    assert updated.email == email
+    assert auth.get_user().user.is_anonymous is False
+    refreshed = auth.refresh_session().session
+    assert claims(refreshed.access_token)["is_anonymous"] is False
+    assert refreshed.user.id == user_id
+
+
+def test_sign_in_anonymously_with_data_and_convert_by_the_email_change_code(dev_server, email):
+    post_admin(dev_server, "/admin/dev/settings", {"mailer_autoconfirm": False})
+    auth = client(dev_server)
+    response = auth.sign_in_anonymously({"options": {"data": {"nickname": "guest"}}})
+    assert response.user.is_anonymous is True
+    assert response.user.user_metadata == {"nickname": "guest"}
+    # Anonymous users can't set only a password: they'd have nothing to sign in with.
+    with pytest.raises(AuthApiError) as alone:
+        auth.update_user({"password": PASSWORD})
+    assert alone.value.code == "validation_failed"
+    assert alone.value.status == 422
+    pending = auth.update_user({"email": email}).user
+    assert pending.is_anonymous is True
+    assert pending.new_email == email
+    verified = auth.verify_otp({"email": email, "token": outbox_code(dev_server, email), "type": "email_change"})
+    assert verified.user.id == response.user.id
+    assert verified.user.is_anonymous is False
+    assert verified.user.email == email
+    assert claims(verified.session.access_token)["is_anonymous"] is False
+
+
+def test_disabled_anonymous_sign_ins_raise_the_api_error(dev_server):
+    post_admin(dev_server, "/admin/dev/settings", {"anonymous_users": False})
+    import urllib.request
+    with urllib.request.urlopen(urllib.request.Request(f"{dev_server}/settings", headers={"apikey": ANON_KEY})) as answer:
+        assert json.load(answer)["external"]["anonymous_users"] is False
+    auth = client(dev_server)
+    with pytest.raises(AuthApiError) as disabled:
+        auth.sign_in_anonymously()
+    assert disabled.value.code == "anonymous_provider_disabled"
+    assert disabled.value.status == 422
+    assert disabled.value.message == "Anonymous sign-ins are disabled"
+    assert auth.get_session() is None
