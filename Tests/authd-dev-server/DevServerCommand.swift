@@ -15,7 +15,8 @@ struct DevServerCommand: AsyncParsableCommand {
             POST /factors (totp or phone), POST /factors/{id}/challenge, POST /factors/{id}/verify, DELETE /factors/{id}. \
             Phone MFA codes go to the outbox (GET /admin/dev/outbox) as messages of type "mfa". \
             POST /admin/dev/settings changes mailer_autoconfirm, captcha_token, update_password_require_reauthentication, \
-            reauthentication_window and allow_low_aal (seconds an aal1 session of a user with a verified factor may live; null turns it off).
+            reauthentication_window, allow_low_aal (seconds an aal1 session of a user with a verified factor may live; null turns it off) \
+            and anonymous_users (anonymous sign-ins, on by default).
             """)
 
     @Option(help: "Address to bind.")

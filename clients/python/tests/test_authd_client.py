@@ -1,4 +1,5 @@
 """authd_client against a live authd and development server."""
+import json
 import os
 import pathlib
 import shutil
@@ -7,11 +8,13 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.request
 import warnings
 
 import pytest
 
 import authd_client
+from conftest import ANON_KEY
 
 
 def test_token_status_and_redaction(stack):
@@ -331,3 +334,30 @@ def test_typed_second_factor_calls_raise_the_session_and_guard_aal2_tokens(stack
     assert client.unenroll_factor(factor["factor_id"])["factor_id"] == factor["factor_id"]
     assert client.list_factors()["factors"] == []
     assert password not in stack.output()
+
+
+def test_typed_calls_sign_in_anonymously_keep_the_user_and_take_over_an_apps_session(stack):
+    stack.start_daemon()
+    client = authd_client.connect(socket_path=stack.socket)
+    status = client.sign_in_anonymously(data={"theme": "dark"})
+    assert status["state"] == "signed_in" and status["user"]["is_anonymous"] is True
+    anonymous_id = status["user"]["id"]
+    assert client.claims()["claims"]["is_anonymous"] is True
+    kept = client.update_user(email="py-kept@example.com")
+    assert kept["id"] == anonymous_id and kept["is_anonymous"] is False
+    wait_for(lambda: "is_anonymous" not in client.status()["user"])
+
+    # An app's own session (the password grant it made itself) moves into authd.
+    body = json.dumps({"email": "py-kept@example.com", "password": "py-kept-password"}).encode()
+    client.update_user(password="py-kept-password")
+    request = urllib.request.Request(stack.url + "/auth/v1/token?grant_type=password", data=body, method="POST",
+                                     headers={"Content-Type": "application/json", "apikey": ANON_KEY})
+    app_session = json.loads(urllib.request.urlopen(request, timeout=10).read())
+    assert client.sign_out()["status"]["state"] == "signed_out"
+    moved = client.sign_in_with_refresh_token(app_session["refresh_token"])
+    assert moved["state"] == "signed_in" and moved["user"]["id"] == anonymous_id
+    with pytest.raises(authd_client.SignInRefused, match="does not open a session") as refused:
+        client.sign_in_with_refresh_token("not-a-session-token")
+    assert refused.value.exit_status == 5
+    assert client.status()["state"] == "signed_in"
+    assert app_session["refresh_token"] not in stack.output()
