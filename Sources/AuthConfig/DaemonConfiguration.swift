@@ -37,12 +37,16 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var defaultProfile: String
     /// Seconds before expiry to refresh; nil for max(60 s, 10 % of the lifetime).
     public var refreshLead: TimeInterval?
+    /// Whether a session the server ended brings a desktop notification offering to sign in
+    /// again (`sign_in_notifications`, on by default).
+    public var signInNotices: Bool
 
     /// Creates a configuration.
-    public init(profiles: [ProfileConfiguration], defaultProfile: String, refreshLead: TimeInterval? = nil) {
+    public init(profiles: [ProfileConfiguration], defaultProfile: String, refreshLead: TimeInterval? = nil, signInNotices: Bool = true) {
         self.profiles = profiles
         self.defaultProfile = defaultProfile
         self.refreshLead = refreshLead
+        self.signInNotices = signInNotices
     }
 
     /// `$XDG_CONFIG_HOME/authd/config.toml` (or `~/.config/authd/config.toml`).
@@ -57,6 +61,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// ```toml
     /// default_profile = "default"
     /// refresh_lead = 120            # optional, seconds
+    /// sign_in_notifications = false # optional: no "sign in again" notifications
     /// [profiles.default]
     /// url = "https://abcd.supabase.co"
     /// anon_key = "eyJ…"
@@ -72,8 +77,15 @@ public struct DaemonConfiguration: Sendable, Equatable {
             throw ConfigurationError("\(source): not valid TOML")
         }
         let locator = KeyLocator(text)
-        for key in table.keys where !["default_profile", "refresh_lead", "profiles"].contains(key) {
-            throw ConfigurationError("\(locator.at(source, key: key, in: "")): unknown key '\(key)' (expected default_profile, refresh_lead or [profiles.NAME])")
+        for key in table.keys where !["default_profile", "refresh_lead", "sign_in_notifications", "profiles"].contains(key) {
+            throw ConfigurationError("\(locator.at(source, key: key, in: "")): unknown key '\(key)' (expected default_profile, refresh_lead, sign_in_notifications or [profiles.NAME])")
+        }
+        var signInNotices = true
+        if let value = table["sign_in_notifications"] {
+            guard let enabled = value.bool else {
+                throw ConfigurationError("\(locator.at(source, key: "sign_in_notifications", in: "")): sign_in_notifications must be true or false")
+            }
+            signInNotices = enabled
         }
         var refreshLead: TimeInterval?
         if let value = table["refresh_lead"] {
@@ -119,7 +131,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
         if !profiles.isEmpty, !profiles.contains(where: { $0.name == defaultProfile }) {
             throw ConfigurationError("\(locator.at(source, key: "default_profile", in: "")): default_profile '\(defaultProfile)' is not one of the profiles")
         }
-        return DaemonConfiguration(profiles: profiles, defaultProfile: defaultProfile, refreshLead: refreshLead)
+        return DaemonConfiguration(profiles: profiles, defaultProfile: defaultProfile, refreshLead: refreshLead, signInNotices: signInNotices)
     }
 }
 

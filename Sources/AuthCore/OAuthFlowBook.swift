@@ -17,6 +17,8 @@ public struct OAuthFlow: Sendable, Equatable {
     /// Whether `redirectTo` carries `authd_flow=<id>` (loopback redirects do), so that only a
     /// redirect carrying it can complete or end this flow.
     public var isBound: Bool
+    /// What the browser was sent to do, which decides what may come back.
+    public var kind: OAuthFlowKind = .signIn
 
     /// Creates a flow.
     public init(id: String, provider: String, redirectTo: String, codeVerifier: String, startedAt: Date,
@@ -40,6 +42,19 @@ public struct OAuthFlow: Sendable, Equatable {
         components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: bindingParameter, value: id)]
         return components.string ?? redirect
     }
+}
+
+/// What a browser flow is for.
+public enum OAuthFlowKind: Sendable, Equatable {
+    /// A sign-in at a provider or through enterprise SSO.
+    case signIn
+    /// Linking a provider's identity to the signed-in user.
+    case linkIdentity
+    /// An emailed link (magic link, confirmation): besides a PKCE `code`, a `token_hash` may
+    /// come back, from a project whose email template links to the app that way.
+    case emailLink
+    /// An emailed password recovery link: as `emailLink`, announced as `PASSWORD_RECOVERY`.
+    case recoveryLink
 }
 
 /// Why a browser sign-in could not be completed.
@@ -136,6 +151,17 @@ public struct OAuthFlowBook: Sendable {
             return .failure(.malformedCallback("the redirect carries neither a code nor an error"))
         }
         return .success(code)
+    }
+
+    /// The `token_hash` and `type` an email link brought back for `flow`, nil when it brought
+    /// none or `flow` is not an email link's: only a link the user asked for (its flow pending
+    /// at this redirect address) may sign in this way, so that a link to someone else's account
+    /// opened from a web page cannot.
+    public static func tokenHash(of callback: URL, for flow: OAuthFlow) -> (hash: String, type: String)? {
+        guard flow.kind == .emailLink || flow.kind == .recoveryLink else { return nil }
+        let parameters = parameters(of: callback)
+        guard let hash = parameters["token_hash"], !hash.isEmpty, let type = parameters["type"], !type.isEmpty else { return nil }
+        return (hash, type)
     }
 
     /// The address a redirect was sent to, as `noPendingFlow` reports it.

@@ -44,8 +44,20 @@ public protocol GoTrueAPI: Sendable {
     /// `POST /signup`, with the CAPTCHA token when the project asks for one.
     func signUp(_ request: SignUpRequest, captchaToken: String?) async throws(ServerFailure) -> SignUpOutcome
     /// `POST /otp` or `POST /recover`: the server sends a one-time code. With the CAPTCHA token
-    /// when the project asks for one.
-    func sendCode(_ request: CodeRequest, captchaToken: String?) async throws(ServerFailure)
+    /// when the project asks for one; with `link`, the emailed link leads back there with a PKCE
+    /// code.
+    func sendCode(_ request: CodeRequest, captchaToken: String?, link: EmailLink?) async throws(ServerFailure)
+    /// `POST /resend`: the server sends a confirmation again.
+    func resend(_ request: ResendRequest, captchaToken: String?, link: EmailLink?) async throws(ServerFailure)
+    /// `GET /user/identities/authorize` with the access token as Bearer: the URL a browser opens
+    /// to link `provider`'s identity to the user, coming back to `redirectTo` with a PKCE code.
+    func identityLinkURL(accessToken: String, provider: String, redirectTo: String, codeChallenge: String,
+                         scopes: String?) async throws(ServerFailure) -> URL
+    /// `DELETE /user/identities/{id}` with the access token as Bearer.
+    func unlinkIdentity(accessToken: String, identityID: String) async throws(ServerFailure)
+    /// `POST /sso`: the URL a browser opens to sign in through the project's SAML provider,
+    /// coming back to `redirectTo` with a PKCE code.
+    func singleSignOnURL(_ target: SingleSignOnTarget, redirectTo: String, codeChallenge: String) async throws(ServerFailure) -> URL
     /// `GET /user` with the access token as Bearer.
     func user(accessToken: String) async throws(ServerFailure) -> UserRecord
     /// `PUT /user` with the access token as Bearer.
@@ -87,9 +99,14 @@ extension GoTrueAPI {
         try await signUp(request, captchaToken: nil)
     }
 
-    /// `sendCode(_:captchaToken:)` without a CAPTCHA token.
+    /// `sendCode(_:captchaToken:link:)` without a CAPTCHA token or a link.
     public func sendCode(_ request: CodeRequest) async throws(ServerFailure) {
-        try await sendCode(request, captchaToken: nil)
+        try await sendCode(request, captchaToken: nil, link: nil)
+    }
+
+    /// `sendCode(_:captchaToken:link:)` without a link.
+    public func sendCode(_ request: CodeRequest, captchaToken: String?) async throws(ServerFailure) {
+        try await sendCode(request, captchaToken: captchaToken, link: nil)
     }
 }
 
@@ -129,12 +146,21 @@ public protocol ApprovalPrompt: Sendable {
     func ask(app: String, executable: String, profile: String) async -> AppDecision?
 }
 
-/// Tells the user, outside any app, that the server ended a session and how to get it back (a
-/// desktop notification).
+/// Tells the user, outside any app, that the server ended a session and offers to sign in
+/// again (a desktop notification with a "Sign in" action).
 public protocol SignOutNotice: Sendable {
-    /// Shows that the session of `profile` ended for `reason`; returns once shown, or once it is
-    /// clear that it cannot be (no notification service).
-    func sessionEnded(profile: String, reason: SignOutReason) async
+    /// Shows that the session of `profile` ended for `reason`, offering the sign-in `plan`
+    /// names, and waits: true when the user chose to sign in, false once the notice is closed
+    /// or cannot be shown. Cancelling the task withdraws the notice (the profile signed in again).
+    func sessionEnded(profile: String, reason: SignOutReason, plan: SignInAgainPlan) async -> Bool
+}
+
+/// Starts the sign-in the user chose on a "sign in again" notice (a browser sign-in, or
+/// `authctl login` in a terminal).
+public protocol SignInStarter: Sendable {
+    /// Starts signing `profile` in as `plan` says and returns once that sign-in has ended
+    /// (successfully or not: the session's events tell).
+    func startSignIn(profile: String, plan: SignInAgainPlan) async
 }
 
 /// The service manager's notification channel (`sd_notify` under systemd), behind a port so the

@@ -58,6 +58,8 @@ public enum SignInCredential: Sendable, Equatable, CustomStringConvertible {
     /// `POST /signup` with neither email nor phone: a new anonymous user (`is_anonymous`), with
     /// `metadata` (a JSON object) as its `user_metadata`.
     case anonymous(metadata: Data?)
+    /// `POST /verify` with the `token_hash` an email link carried (GoTrue's `{{ .TokenHash }}`).
+    case tokenHash(String, type: OTPType)
     /// `grant_type=refresh_token` with a refresh token an app held until now: the session it
     /// belongs to moves to authd. The exchange rotates the token, so the app's copy is spent.
     case refreshToken(String)
@@ -69,6 +71,7 @@ public enum SignInCredential: Sendable, Equatable, CustomStringConvertible {
         case .oneTimeCode(let address, _, let type): return "oneTimeCode(\(address.field), \(type.rawValue))"
         case .idToken(let provider, _, _, _): return "idToken(\(provider))"
         case .authorizationCode: return "authorizationCode"
+        case .tokenHash(_, let type): return "tokenHash(\(type.rawValue))"
         case .anonymous: return "anonymous"
         case .refreshToken: return "refreshToken"
         }
@@ -83,13 +86,64 @@ public struct SignUpRequest: Sendable, Equatable {
     public var password: String
     /// Initial `user_metadata`, as a JSON object.
     public var metadata: Data?
+    /// Where the confirmation link leads back to, with a PKCE challenge; nil for GoTrue's default.
+    public var link: EmailLink?
 
     /// Creates a sign-up request.
-    public init(address: ContactAddress, password: String, metadata: Data? = nil) {
+    public init(address: ContactAddress, password: String, metadata: Data? = nil, link: EmailLink? = nil) {
         self.address = address
         self.password = password
         self.metadata = metadata
+        self.link = link
     }
+}
+
+/// Where an emailed link leads back to (`redirect_to`), with the PKCE challenge of the flow that
+/// waits for it (`code_challenge`, method `s256`): GoTrue's link then comes back with a `code`.
+public struct EmailLink: Sendable, Equatable {
+    /// A loopback URL or an app's custom scheme.
+    public var redirectTo: String
+    /// The S256 challenge of the waiting flow's verifier.
+    public var codeChallenge: String
+
+    /// Creates a link target.
+    public init(redirectTo: String, codeChallenge: String) {
+        self.redirectTo = redirectTo
+        self.codeChallenge = codeChallenge
+    }
+}
+
+/// A message to send again (`POST /resend`): a sign-up's confirmation or an address change's.
+public struct ResendRequest: Sendable, Equatable {
+    /// What the message confirms.
+    public enum Purpose: String, Sendable, Equatable, CaseIterable {
+        /// An email sign-up (`signup`).
+        case signup
+        /// A phone sign-up (`sms`).
+        case sms
+        /// A new email address (`email_change`).
+        case emailChange = "email_change"
+        /// A new phone number (`phone_change`).
+        case phoneChange = "phone_change"
+    }
+    /// Where it goes.
+    public var address: ContactAddress
+    /// What it confirms.
+    public var purpose: Purpose
+
+    /// Creates a request.
+    public init(address: ContactAddress, purpose: Purpose) {
+        self.address = address
+        self.purpose = purpose
+    }
+}
+
+/// Which enterprise SSO (SAML) provider signs the user in (`POST /sso`).
+public enum SingleSignOnTarget: Sendable, Equatable {
+    /// The provider registered for the email domain (`domain`).
+    case domain(String)
+    /// The provider with this id (`provider_id`).
+    case provider(String)
 }
 
 /// What `POST /signup` gave back.

@@ -66,14 +66,16 @@ public enum SignOutRules {
     public static let noValidToken = SignOutOutcome(confirmed: false, detail: "no valid access token to sign out with")
 }
 
-/// Which sign-outs the user is told about outside any app (`SignOutNotice`): the ones they
-/// mend by signing in again with their second factor.
+/// Which sign-outs the user is told about outside any app (`SignOutNotice`): the ones the
+/// server decided (a refresh refused for good, a second factor missing), which only signing in
+/// again mends. Never a network problem (that keeps the session), the user's own sign-out or a
+/// new sign-in.
 public enum DesktopNoticeRule {
     /// Whether a sign-out for `reason` gets a notice.
     public static func notifies(_ reason: SignOutReason) -> Bool {
         switch reason {
-        case .secondFactorRequired, .endedWithoutSecondFactor: return true
-        case .userRequested, .sessionEnded, .replaced: return false
+        case .sessionEnded, .secondFactorRequired, .endedWithoutSecondFactor: return true
+        case .userRequested, .replaced: return false
         }
     }
 }

@@ -5,22 +5,36 @@ import Foundation
 /// Handlers of the sign-in methods beyond the password and of the user's record (`AccountMethods`).
 extension DaemonMethods {
     static func registerAccountMethods(_ table: inout MethodTable, registry: ProfileRegistry) {
-        table.register(Methods.SignUp.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.SignUp.self, for: .profileUsers) { parameters, connection throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
             let address = try contactAddress(email: parameters.email, phone: parameters.phone)
             guard !parameters.password.isEmpty else { throw invalidParams("'password' must not be empty") }
             let request = SignUpRequest(address: address, password: parameters.password, metadata: try encodeMetadata(parameters.data))
-            switch await profile.accounts.signUp(request, captchaToken: try captchaToken(parameters.captchaToken)) {
-            case .success(.confirmationSent):
-                return .init(status: await profile.session.status(), confirmationSent: true, sentTo: address.value)
-            case .success(.signedIn):
+            let captcha = try captchaToken(parameters.captchaToken)
+            let outcome: Result<(flow: OAuthFlow?, outcome: SignUpOutcome), SignInFailure>
+            if let redirectTo = parameters.redirectTo {
+                let bind = try linkRedirect(redirectTo, address: address)
+                outcome = await profile.browser.beginEmailLink(recovery: false, redirectTo: redirectTo, owner: connection.client.app, bind: bind) { link in
+                    var linked = request
+                    linked.link = link
+                    return await profile.accounts.signUp(linked, captchaToken: captcha)
+                }.map { ($0.flow, $0.sent) }
+            } else {
+                outcome = await profile.accounts.signUp(request, captchaToken: captcha).map { (nil, $0) }
+            }
+            switch outcome {
+            case .success((let flow, .confirmationSent)):
+                return .init(status: await profile.session.status(), confirmationSent: true, sentTo: address.value, flowID: flow?.id)
+            case .success((let flow, .signedIn)):
+                // Confirmed at once: no link will come.
+                if let flow { await profile.browser.cancel(flow.id) }
                 return .init(status: await profile.session.status(), confirmationSent: false)
             case .failure(let failure):
                 throw SignInErrorText.error(failure, method: .signUp)
             }
         }
 
-        table.register(Methods.SendCode.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.SendCode.self, for: .profileUsers) { parameters, connection throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
             let address = try contactAddress(email: parameters.email, phone: parameters.phone)
             let request: CodeRequest
@@ -31,8 +45,21 @@ extension DaemonMethods {
                 request = .recovery(email: email)
             default: throw invalidParams("'purpose' must be sign_in or recovery")
             }
-            switch await profile.accounts.sendCode(request, captchaToken: try captchaToken(parameters.captchaToken)) {
-            case .success: return .init(sentTo: address.value, channel: address.field == "email" ? "email" : "sms")
+            let captcha = try captchaToken(parameters.captchaToken)
+            let channel = address.field == "email" ? "email" : "sms"
+            guard let redirectTo = parameters.redirectTo else {
+                switch await profile.accounts.sendCode(request, captchaToken: captcha) {
+                case .success: return .init(sentTo: address.value, channel: channel)
+                case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
+                }
+            }
+            let bind = try linkRedirect(redirectTo, address: address)
+            let started = await profile.browser.beginEmailLink(recovery: parameters.purpose == "recovery", redirectTo: redirectTo,
+                                                               owner: connection.client.app, bind: bind) { link in
+                await profile.accounts.sendCode(request, captchaToken: captcha, link: link).mapError { .server($0) }
+            }
+            switch started {
+            case .success(let sent): return .init(sentTo: address.value, channel: channel, flowID: sent.flow.id)
             case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
             }
         }
@@ -73,20 +100,8 @@ extension DaemonMethods {
         table.register(Methods.OAuthBegin.self, for: .profileUsers) { parameters, connection throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
             guard isProviderName(parameters.provider) else { throw invalidParams("'provider' must be a provider name such as google or github") }
-            guard let redirect = URL(string: parameters.redirectTo), let scheme = redirect.scheme, !scheme.isEmpty else {
-                throw invalidParams("'redirect_to' must be an absolute URL (http://127.0.0.1:PORT/… or an app's custom scheme)")
-            }
-            let loopback = scheme.lowercased() == "http"
-            if loopback, !LoopbackHost.contains(redirect.host ?? "") {
-                throw invalidParams("an http:// 'redirect_to' must be a loopback address such as http://127.0.0.1:PORT/callback")
-            }
-            switch await profile.browser.begin(provider: parameters.provider, redirectTo: parameters.redirectTo, scopes: parameters.scopes,
-                                                   owner: connection.client.app, bind: loopback) {
-            case .success(let started):
-                return .init(flowID: started.flow.id, url: started.url.absoluteString, expiresIn: Int(OAuthFlowBook.lifetime))
-            case .failure(let failure):
-                throw SignInErrorText.error(failure)
-            }
+            return try await beginBrowserFlow(profile, .provider(parameters.provider, scopes: parameters.scopes), redirectTo: parameters.redirectTo,
+                                              owner: connection.client.app)
         }
 
         table.register(Methods.OAuthComplete.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
@@ -171,12 +186,44 @@ extension DaemonMethods {
     }
 
     /// Exactly one of `email` and `phone`.
-    private static func contactAddress(email: String?, phone: String?) throws(RPCErrorObject) -> ContactAddress {
+    static func contactAddress(email: String?, phone: String?) throws(RPCErrorObject) -> ContactAddress {
         switch (email?.trimmingCharacters(in: .whitespaces), phone?.trimmingCharacters(in: .whitespaces)) {
         case (let email?, nil) where !email.isEmpty: return .email(email)
         case (nil, let phone?) where !phone.isEmpty: return .phone(phone)
         default: throw invalidParams("give either 'email' or 'phone'")
         }
+    }
+
+    /// Starts a browser flow after checking its redirect: a loopback `http://` one binds the flow
+    /// (only a redirect carrying its id completes it), an app's custom scheme does not.
+    static func beginBrowserFlow(_ profile: ProfileServices, _ start: BrowserFlowStart, redirectTo: String,
+                                 owner: String) async throws(RPCErrorObject) -> Methods.OAuthBegin.Result {
+        let loopback = try checkedRedirect(redirectTo)
+        switch await profile.browser.begin(start, redirectTo: redirectTo, owner: owner, bind: loopback) {
+        case .success(let started):
+            return .init(flowID: started.flow.id, url: started.url.absoluteString, expiresIn: Int(OAuthFlowBook.lifetime))
+        case .failure(let failure):
+            throw SignInErrorText.error(failure, method: .browser)
+        }
+    }
+
+    /// Whether `redirectTo` is a loopback `http://` address (else an app's custom scheme); throws
+    /// for anything else.
+    static func checkedRedirect(_ redirectTo: String) throws(RPCErrorObject) -> Bool {
+        guard let redirect = URL(string: redirectTo), let scheme = redirect.scheme, !scheme.isEmpty else {
+            throw invalidParams("'redirect_to' must be an absolute URL (http://127.0.0.1:PORT/… or an app's custom scheme)")
+        }
+        let loopback = scheme.lowercased() == "http"
+        if loopback, !LoopbackHost.contains(redirect.host ?? "") {
+            throw invalidParams("an http:// 'redirect_to' must be a loopback address such as http://127.0.0.1:PORT/callback")
+        }
+        return loopback
+    }
+
+    /// The redirect of an emailed link, which only an email carries.
+    static func linkRedirect(_ redirectTo: String, address: ContactAddress) throws(RPCErrorObject) -> Bool {
+        guard case .email = address else { throw invalidParams("'redirect_to' is for an email's link; a text message carries only the code") }
+        return try checkedRedirect(redirectTo)
     }
 
     /// `user_metadata` as JSON, for the server.
@@ -201,7 +248,7 @@ extension DaemonMethods {
         return token
     }
 
-    private static func isProviderName(_ name: String) -> Bool {
+    static func isProviderName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 64 && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }
     }
 }

@@ -80,13 +80,35 @@ public struct AccountOperations: Sendable {
     }
 
     /// Asks the server to send a one-time code. Holds no state: the code comes back through `signIn`.
-    public func sendCode(_ request: CodeRequest, captchaToken: String? = nil) async -> Result<Void, ServerFailure> {
+    public func sendCode(_ request: CodeRequest, captchaToken: String? = nil, link: EmailLink? = nil) async -> Result<Void, ServerFailure> {
         do {
-            try await api.sendCode(request, captchaToken: captchaToken)
+            try await api.sendCode(request, captchaToken: captchaToken, link: link)
             return .success(())
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Has the server send a confirmation again. Holds no state, like `sendCode`.
+    public func resend(_ request: ResendRequest, captchaToken: String? = nil, link: EmailLink? = nil) async -> Result<Void, ServerFailure> {
+        do {
+            try await api.resend(request, captchaToken: captchaToken, link: link)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Removes an identity from the user, then reads the user again for the summary kept with
+    /// the session (the email may have changed with it) and refreshes, because the token's
+    /// `app_metadata.providers` still lists the identity.
+    public func unlinkIdentity(_ identityID: String) async -> Result<Void, AccountFailure> {
+        let removed = await withServerCallToken { token throws(ServerFailure) in try await api.unlinkIdentity(accessToken: token, identityID: identityID) }
+        guard case .success = removed else { return removed }
+        logger.info("identity unlinked", metadata: ["identity.id": "\(identityID)"])
+        if case .success(let record) = await user() { await session.userUpdated(record.summary) }
+        await session.refreshNow()
+        return removed
     }
 
     /// The signed-in user as the server describes it.

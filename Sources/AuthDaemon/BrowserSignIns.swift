@@ -4,6 +4,31 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
+/// What a browser flow starts at.
+public enum BrowserFlowStart: Sendable, Equatable {
+    /// A sign-in at an OAuth provider (`GET /authorize`).
+    case provider(String, scopes: String?)
+    /// Linking an OAuth provider's identity to the signed-in user.
+    case linkIdentity(provider: String, scopes: String?)
+    /// A sign-in through the project's enterprise SSO (SAML) provider.
+    case singleSignOn(SingleSignOnTarget)
+
+    var kind: OAuthFlowKind {
+        if case .linkIdentity = self { return .linkIdentity }
+        return .signIn
+    }
+
+    /// How the flow is named in the log.
+    var name: String {
+        switch self {
+        case .provider(let provider, _): return provider
+        case .linkIdentity(let provider, _): return "link:\(provider)"
+        case .singleSignOn(.domain(let domain)): return "sso:\(domain)"
+        case .singleSignOn(.provider(let id)): return "sso:\(id)"
+        }
+    }
+}
+
 /// One profile's browser sign-ins (OAuth with PKCE): the flows under way, as `OAuthFlowBook`
 /// rules them, and the requests waiting for one to finish. The code a redirect brings is
 /// exchanged through `AccountOperations`, like any other sign-in.
@@ -51,18 +76,70 @@ public actor BrowserSignIns: Service {
         }
     }
 
-    /// Starts a browser sign-in for `owner` (the client's app name): keeps a new code verifier
-    /// and answers the URL to open. With `bind` (a loopback redirect) the flow's id is added to
-    /// `redirect_to`, and only a redirect carrying it completes or ends the flow.
-    public func begin(provider: String, redirectTo: String, scopes: String?, owner: String,
-                      bind: Bool) -> Result<(flow: OAuthFlow, url: URL), OAuthFlowFailure> {
+    /// Starts a browser flow for `owner` (the client's app name): keeps a new code verifier and
+    /// answers the URL to open, which GoTrue builds (linking, SSO) or authd does (a provider's
+    /// sign-in). With `bind` (a loopback redirect) the flow's id is added to `redirect_to`, and
+    /// only a redirect carrying it completes or ends the flow.
+    public func begin(_ start: BrowserFlowStart, redirectTo: String, owner: String, bind: Bool) async -> Result<(flow: OAuthFlow, url: URL), SignInFailure> {
+        let flow: OAuthFlow
+        switch record(start.kind, name: start.name, redirectTo: redirectTo, owner: owner, bind: bind) {
+        case .success(let recorded): flow = recorded
+        case .failure(let failure): return .failure(.flow(failure))
+        }
+        let challenge = PKCE.challenge(for: flow.codeVerifier)
+        let url: URL
+        switch start {
+        case .provider(let provider, let scopes):
+            url = api.authorizeURL(provider: provider, redirectTo: flow.redirectTo, codeChallenge: challenge, scopes: scopes)
+        case .linkIdentity(let provider, let scopes):
+            let answer = await accounts.withServerCallToken { token throws(ServerFailure) in
+                try await api.identityLinkURL(accessToken: token, provider: provider, redirectTo: flow.redirectTo, codeChallenge: challenge, scopes: scopes)
+            }
+            switch answer {
+            case .success(let answered): url = answered
+            case .failure(let failure): return .failure(abandon(flow, failure))
+            }
+        case .singleSignOn(let target):
+            do { url = try await api.singleSignOnURL(target, redirectTo: flow.redirectTo, codeChallenge: challenge) } catch {
+                return .failure(abandon(flow, .server(error)))
+            }
+        }
+        return .success((flow, url))
+    }
+
+    /// Sends an email whose link leads back to `redirectTo` and completes a new flow for `owner`
+    /// (as `begin` binds and limits it): `send` is the request that sends it, given the link's
+    /// target. The code in the same email still signs in through `session.verifyCode`.
+    public func beginEmailLink<Sent: Sendable>(recovery: Bool, redirectTo: String, owner: String, bind: Bool,
+                                               send: @Sendable (EmailLink) async -> Result<Sent, SignInFailure>) async -> Result<(flow: OAuthFlow, sent: Sent), SignInFailure> {
+        let flow: OAuthFlow
+        switch record(recovery ? .recoveryLink : .emailLink, name: "email", redirectTo: redirectTo, owner: owner, bind: bind) {
+        case .success(let recorded): flow = recorded
+        case .failure(let failure): return .failure(.flow(failure))
+        }
+        switch await send(EmailLink(redirectTo: flow.redirectTo, codeChallenge: PKCE.challenge(for: flow.codeVerifier))) {
+        case .success(let sent): return .success((flow, sent))
+        case .failure(let failure):
+            flows.cancel(flow.id)
+            return .failure(failure)
+        }
+    }
+
+    /// Forgets a flow nobody will complete (a sign-up the project confirmed at once).
+    public func cancel(_ flowID: String) {
+        flows.cancel(flowID)
+    }
+
+    /// Keeps a new flow, telling the waiters of the flows it displaces.
+    private func record(_ kind: OAuthFlowKind, name: String, redirectTo: String, owner: String, bind: Bool) -> Result<OAuthFlow, OAuthFlowFailure> {
         let now = clock.now()
         let id = PKCE.makeFlowID()
-        let flow = OAuthFlow(id: id, provider: provider, redirectTo: bind ? OAuthFlow.bound(redirectTo, to: id) : redirectTo,
+        var flow = OAuthFlow(id: id, provider: name, redirectTo: bind ? OAuthFlow.bound(redirectTo, to: id) : redirectTo,
                              codeVerifier: PKCE.makeVerifier(), startedAt: now, owner: owner, isBound: bind)
+        flow.kind = kind
         switch flows.start(flow, now: now) {
         case .failure(let failure):
-            logger.notice("browser sign-in refused: too many waiting", metadata: ["oauth.provider": "\(provider)", "client.app": "\(owner)"])
+            logger.notice("browser sign-in refused: too many waiting", metadata: ["oauth.provider": "\(name)", "client.app": "\(owner)"])
             return .failure(failure)
         case .success(let displaced):
             for old in displaced {
@@ -70,10 +147,19 @@ public actor BrowserSignIns: Service {
                 finish(old.id, with: .failure(.flow(.replaced)))
             }
         }
-        logger.info("browser sign-in started", metadata: ["oauth.provider": "\(provider)", "oauth.flow": "\(flow.id)"])
-        let url = api.authorizeURL(provider: provider, redirectTo: flow.redirectTo,
-                                   codeChallenge: PKCE.challenge(for: flow.codeVerifier), scopes: scopes)
-        return .success((flow, url))
+        logger.info("browser sign-in started", metadata: ["oauth.provider": "\(name)", "oauth.flow": "\(flow.id)"])
+        return .success(flow)
+    }
+
+    /// Forgets a flow whose start failed at the server, and says why as a sign-in failure.
+    private func abandon(_ flow: OAuthFlow, _ failure: AccountFailure) -> SignInFailure {
+        flows.cancel(flow.id)
+        logger.info("browser flow refused by the server", metadata: ["oauth.flow": "\(flow.id)", "error": "\(failure)"])
+        switch failure {
+        case .server(let server): return .server(server)
+        case .session(let session): return .replaced(session)
+        case .sessionBusy, .verificationUncertain: return .server(.notSent(url: "", detail: "the session is busy; try again"))
+        }
     }
 
     /// Completes a browser sign-in with the URL the browser was sent back to, and answers
@@ -88,16 +174,27 @@ public actor BrowserSignIns: Service {
             return .failure(.flow(failure))
         }
         let result: Result<Void, SignInFailure>
+        if let link = OAuthFlowBook.tokenHash(of: callback, for: flow) {
+            // A project whose email template links with the token hash: verified as such.
+            result = await accounts.signIn(.tokenHash(link.hash, type: OTPType(rawValue: link.type) ?? .email), announcing: Self.event(for: flow))
+            finish(flow.id, with: result)
+            return result
+        }
         switch OAuthFlowBook.outcome(of: callback, for: flow, now: clock.now()) {
         case .failure(let failure):
             logger.info("browser sign-in failed", metadata: ["oauth.flow": "\(flow.id)", "error": "\(failure)"])
             result = .failure(.flow(failure))
         case .success(let code):
-            result = await accounts.signIn(.authorizationCode(code: code, codeVerifier: flow.codeVerifier))
+            result = await accounts.signIn(.authorizationCode(code: code, codeVerifier: flow.codeVerifier), announcing: Self.event(for: flow))
         }
         // Whoever waits for this flow (`authctl login --redirect-url`) learns the outcome too.
         finish(flow.id, with: result)
         return result
+    }
+
+    /// What a completed flow is announced as.
+    private static func event(for flow: OAuthFlow) -> SessionEvent {
+        flow.kind == .recoveryLink ? .passwordRecovery : .signedIn
     }
 
     /// Waits until the flow is completed through `complete` (an `authctl open-url` for a

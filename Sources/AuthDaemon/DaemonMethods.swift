@@ -5,7 +5,7 @@ import Foundation
 
 /// The handlers of every method in `Methods`.
 enum DaemonMethods {
-    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha", "claims", "reauthenticate", "mfa", "anonymous", "session_take_over"]
+    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha", "claims", "reauthenticate", "mfa", "anonymous", "session_take_over", "email_links", "identities", "sso"]
 
     /// The answer to `session.token` for `token` at `now`.
     static func tokenResult(_ token: IssuedToken, now: Date) -> Methods.Token.Result {
@@ -134,6 +134,7 @@ enum DaemonMethods {
         registerClaims(&table, registry: registry)
         registerSecondFactorMethods(&table, registry: registry)
         registerAnonymousAndTakeOverMethods(&table, registry: registry)
+        registerIdentityAndSSOMethods(&table, registry: registry)
         return table
     }
 

@@ -18,7 +18,10 @@ public actor SessionDriver: Service {
     /// The project URL, for status.
     public nonisolated let server: String
     private var machine: SessionMachine {
-        didSet { publish() }
+        didSet {
+            publish()
+            if let token = machine.session?.accessToken { lastAccessToken = token }
+        }
     }
     private let store: any SessionStore
     /// The server; the profile's other services call it too (`ProfileServices`).
@@ -31,8 +34,15 @@ public actor SessionDriver: Service {
     private nonisolated let published = Mutex<(machine: SessionMachine, at: ClockReading)?>(nil)
     private var lastClockCheck: ClockReading
     private let timer: any RefreshTimer
-    /// Tells the user outside any app when the server ended the session for a reason they can mend.
+    /// Tells the user outside any app when the server ended the session, offering to sign in again.
     private let notice: (any SignOutNotice)?
+    /// Starts the sign-in the user chose on that notice.
+    private let signInStarter: (any SignInStarter)?
+    /// The last access token of the session, kept past its end: the notice's sign-in is chosen
+    /// from its claims (how the user signed in).
+    private var lastAccessToken: String?
+    /// One per notice on screen: finished when the profile signs in again, which withdraws them.
+    private var noticeWithdrawals: [AsyncStream<Void>.Continuation] = []
     private let random: @Sendable () -> Double
     /// Logs with the profile named; the profile's other services log with it too.
     nonisolated let logger: Logger
@@ -66,7 +76,7 @@ public actor SessionDriver: Service {
     public init(profile: String, server: String, store: any SessionStore, api: any GoTrueAPI,
                 clock: any WallClock = SystemClock(), monotonic: any MonotonicClock = SystemMonotonicClock(),
                 timer: any RefreshTimer = DispatchWallTimer(), notice: (any SignOutNotice)? = nil,
-                policy: RefreshPolicy = RefreshPolicy(), logger: Logger,
+                signInStarter: (any SignInStarter)? = nil, policy: RefreshPolicy = RefreshPolicy(), logger: Logger,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.profile = profile
         self.server = server
@@ -78,6 +88,7 @@ public actor SessionDriver: Service {
         self.lastClockCheck = ClockReading(clock, monotonic)
         self.timer = timer
         self.notice = notice
+        self.signInStarter = signInStarter
         self.random = random
         var logger = logger
         logger[metadataKey: "session.profile"] = "\(profile)"
@@ -106,11 +117,37 @@ public actor SessionDriver: Service {
                 case .loadStore:
                     group.addTask { await self.loadStoredSession() }
                 case .notice(let reason):
-                    if let notice { group.addTask { await notice.sessionEnded(profile: self.profile, reason: reason) } }
+                    // Signed in again before the notice came up: nothing to tell.
+                    guard let notice, machine.session == nil else { break }
+                    let plan = SignInAgainPlan(accessToken: lastAccessToken ?? "")
+                    lastAccessToken = nil
+                    let (signedInAgain, withdrawal) = AsyncStream<Void>.makeStream()
+                    noticeWithdrawals.append(withdrawal)
+                    let profile = profile, starter = signInStarter
+                    group.addTask {
+                        await Self.offerSignIn(notice, starter: starter, profile: profile, reason: reason, plan: plan, until: signedInAgain)
+                    }
                 }
             }
             keyringSink.finish()
         }
+    }
+
+    /// Shows the notice until the user chooses to sign in (then starts that sign-in), closes it,
+    /// or the profile signs in again some other way (then it is withdrawn).
+    private static func offerSignIn(_ notice: any SignOutNotice, starter: (any SignInStarter)?, profile: String, reason: SignOutReason,
+                                    plan: SignInAgainPlan, until signedInAgain: AsyncStream<Void>) async {
+        let chosen = await withTaskGroup(of: Bool.self) { race in
+            race.addTask { await notice.sessionEnded(profile: profile, reason: reason, plan: plan) }
+            race.addTask {
+                for await _ in signedInAgain {}
+                return false
+            }
+            let first = await race.next() ?? false
+            race.cancelAll()
+            return first
+        }
+        if chosen, let starter { await starter.startSignIn(profile: profile, plan: plan) }
     }
 
     /// Returns once the stored session has been read (at most the keyring's timeout after start),
@@ -359,6 +396,11 @@ public actor SessionDriver: Service {
             case .loadStore:
                 jobSink.yield(.loadStore)
             case .emit(let event):
+                if machine.session != nil, !noticeWithdrawals.isEmpty {
+                    // Signed in again (any event with a session says so): the notices are moot.
+                    for withdrawal in noticeWithdrawals { withdrawal.finish() }
+                    noticeWithdrawals.removeAll()
+                }
                 if case .refreshFailing(.refreshLimited, let detail, _) = event {
                     // Failed refreshes are logged where they fail; a held-back one never leaves.
                     logger.notice("refresh held back", metadata: ["refresh.detail": "\(detail)"])

@@ -92,6 +92,10 @@ enum SignInErrorText {
             return .application(.signInRejected, "this project does not allow it: \(message) (\(code ?? "disabled"))")
         case (.code, "otp_expired"), (.code, "invalid_credentials"):
             return .application(.codeRejected, "the code is wrong, has expired or was already used: ask for a new one and enter it within its lifetime")
+        case (_, "sso_provider_not_found"):
+            return .application(.oauthFailed, "the project has no SSO provider for that domain or id: check it (the part after @ in your work email), or ask your administrator for the provider id (--sso-provider)")
+        case (_, "manual_linking_disabled"):
+            return .application(.oauthFailed, "this project does not allow linking identities (manual_linking_disabled)")
         case (.browser, "flow_state_not_found"):
             return .application(.oauthFailed, "the sign-in code is unknown or was already used: start the browser sign-in again")
         case (.browser, "flow_state_expired"):

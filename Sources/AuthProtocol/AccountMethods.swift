@@ -20,17 +20,20 @@ extension Methods {
             public var data: [String: JSONValue]?
             /// The token of a solved CAPTCHA, for a project that protects sign-up with one.
             public var captchaToken: String?
+            /// For an email: where the confirmation link leads back to, as for `session.sendCode`.
+            public var redirectTo: String?
             /// Creates sign-up parameters.
             public init(profile: String? = nil, email: String? = nil, phone: String? = nil, password: String, data: [String: JSONValue]? = nil,
-                        captchaToken: String? = nil) {
+                        captchaToken: String? = nil, redirectTo: String? = nil) {
                 self.profile = profile
                 self.email = email
                 self.phone = phone
                 self.password = password
                 self.data = data
                 self.captchaToken = captchaToken
+                self.redirectTo = redirectTo
             }
-            enum CodingKeys: String, CodingKey { case profile, email, phone, password, data, captchaToken = "captcha_token" }
+            enum CodingKeys: String, CodingKey { case profile, email, phone, password, data, captchaToken = "captcha_token", redirectTo = "redirect_to" }
         }
         /// The outcome.
         public struct Result: Codable, Sendable, Equatable {
@@ -40,13 +43,16 @@ extension Methods {
             public var confirmationSent: Bool
             /// Where the confirmation was sent.
             public var sentTo: String?
+            /// With `redirect_to` and a confirmation sent: the flow its link completes.
+            public var flowID: String?
             /// Creates a result.
-            public init(status: SessionStatus, confirmationSent: Bool, sentTo: String? = nil) {
+            public init(status: SessionStatus, confirmationSent: Bool, sentTo: String? = nil, flowID: String? = nil) {
                 self.status = status
                 self.confirmationSent = confirmationSent
                 self.sentTo = sentTo
+                self.flowID = flowID
             }
-            enum CodingKeys: String, CodingKey { case status, confirmationSent = "confirmation_sent", sentTo = "sent_to" }
+            enum CodingKeys: String, CodingKey { case status, confirmationSent = "confirmation_sent", sentTo = "sent_to", flowID = "flow_id" }
         }
     }
 
@@ -68,17 +74,24 @@ extension Methods {
             public var createUser: Bool?
             /// The token of a solved CAPTCHA, for a project that protects sending codes with one.
             public var captchaToken: String?
+            /// For an email: where its link leads back to (`http://127.0.0.1:<port>/…` or an app's
+            /// custom scheme); the link then signs in through `oauth.complete` or `oauth.wait`
+            /// with the answer's `flow_id`. Without it the link goes to the project's Site URL.
+            public var redirectTo: String?
             /// Creates parameters.
             public init(profile: String? = nil, email: String? = nil, phone: String? = nil, purpose: String? = nil, createUser: Bool? = nil,
-                        captchaToken: String? = nil) {
+                        captchaToken: String? = nil, redirectTo: String? = nil) {
                 self.profile = profile
                 self.email = email
                 self.phone = phone
                 self.purpose = purpose
                 self.createUser = createUser
                 self.captchaToken = captchaToken
+                self.redirectTo = redirectTo
             }
-            enum CodingKeys: String, CodingKey { case profile, email, phone, purpose, createUser = "create_user", captchaToken = "captcha_token" }
+            enum CodingKeys: String, CodingKey {
+                case profile, email, phone, purpose, createUser = "create_user", captchaToken = "captcha_token", redirectTo = "redirect_to"
+            }
         }
         /// Where the code went.
         public struct Result: Codable, Sendable, Equatable {
@@ -86,12 +99,15 @@ extension Methods {
             public var sentTo: String
             /// `email` or `sms`.
             public var channel: String
+            /// With `redirect_to`: the flow the email's link completes.
+            public var flowID: String?
             /// Creates a result.
-            public init(sentTo: String, channel: String) {
+            public init(sentTo: String, channel: String, flowID: String? = nil) {
                 self.sentTo = sentTo
                 self.channel = channel
+                self.flowID = flowID
             }
-            enum CodingKeys: String, CodingKey { case sentTo = "sent_to", channel }
+            enum CodingKeys: String, CodingKey { case sentTo = "sent_to", channel, flowID = "flow_id" }
         }
     }
 

@@ -20,6 +20,7 @@ public enum Methods {
         ListApps.name, DecideApp.name, SetDefaultProfile.name,
         EnrollFactor.name, ChallengeFactor.name, VerifyFactor.name, UnenrollFactor.name, ListFactors.name,
         SignInAnonymously.name, SignInWithRefreshToken.name,
+        Resend.name, ListIdentities.name, LinkIdentity.name, UnlinkIdentity.name, SingleSignOnBegin.name,
     ]
 
     /// `hello`: the version handshake.

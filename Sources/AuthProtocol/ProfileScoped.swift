@@ -33,6 +33,10 @@ extension Methods.VerifyFactor.Parameters: ProfileScoped {}
 extension Methods.UnenrollFactor.Parameters: ProfileScoped {}
 extension Methods.SignInAnonymously.Parameters: ProfileScoped {}
 extension Methods.SignInWithRefreshToken.Parameters: ProfileScoped {}
+extension Methods.Resend.Parameters: ProfileScoped {}
+extension Methods.LinkIdentity.Parameters: ProfileScoped {}
+extension Methods.UnlinkIdentity.Parameters: ProfileScoped {}
+extension Methods.SingleSignOnBegin.Parameters: ProfileScoped {}
 
 /// Parameters with rules beyond their types, checked by the daemon after decoding and before
 /// anything else, on every path a request takes.

@@ -1,4 +1,5 @@
 import AuthProtocol
+import Foundation
 
 /// Typed calls for signing in and for the signed-in user, so that an app moving its session into
 /// authd keeps every flow it had. Each goes to `profile` (authd's default when nil). Refusals by
@@ -20,10 +21,56 @@ extension AuthdClient {
 
     /// Has the server send a one-time code by email or SMS: `purpose` `sign_in` (the default) or
     /// `recovery` (email only).
+    /// With `redirectTo` (an email only) the emailed link leads back there and signs in through
+    /// `completeBrowserFlow` or `waitForBrowserFlow` with the result's `flowID`.
     public func sendCode(email: String? = nil, phone: String? = nil, purpose: String = "sign_in", createUser: Bool = false,
-                         captchaToken: String? = nil) async throws(AuthdError) -> Methods.SendCode.Result {
+                         captchaToken: String? = nil, redirectTo: String? = nil) async throws(AuthdError) -> Methods.SendCode.Result {
         try await call(Methods.SendCode.self, .init(profile: profile, email: email, phone: phone, purpose: purpose, createUser: createUser,
-                                                    captchaToken: captchaToken))
+                                                    captchaToken: captchaToken, redirectTo: redirectTo))
+    }
+
+    /// Sends a confirmation again: `type` `signup`, `sms`, `email_change` or `phone_change` (by
+    /// the address when nil).
+    public func resend(email: String? = nil, phone: String? = nil, type: String? = nil, redirectTo: String? = nil,
+                       captchaToken: String? = nil) async throws(AuthdError) -> Methods.Resend.Result {
+        try await call(Methods.Resend.self, .init(profile: profile, email: email, phone: phone, type: type, redirectTo: redirectTo, captchaToken: captchaToken))
+    }
+
+    /// Starts a browser sign-in with `provider` (PKCE); open the result's `url`, then complete it.
+    public func beginBrowserSignIn(provider: String, redirectTo: String, scopes: String? = nil) async throws(AuthdError) -> Methods.OAuthBegin.Result {
+        try await call(Methods.OAuthBegin.self, .init(profile: profile, provider: provider, redirectTo: redirectTo, scopes: scopes))
+    }
+
+    /// Starts an enterprise SSO sign-in for an email `domain` (or an SSO `providerID`); open the
+    /// result's `url`, then complete it.
+    public func beginSingleSignOn(domain: String? = nil, providerID: String? = nil, redirectTo: String) async throws(AuthdError) -> Methods.OAuthBegin.Result {
+        try await call(Methods.SingleSignOnBegin.self, .init(profile: profile, domain: domain, providerID: providerID, redirectTo: redirectTo))
+    }
+
+    /// Hands over the URL the browser (or an emailed link) came back to, completing that flow.
+    public func completeBrowserFlow(callbackURL: String, flowID: String? = nil) async throws(AuthdError) -> SessionStatus {
+        try await call(Methods.OAuthComplete.self, .init(profile: profile, flowID: flowID, callbackURL: callbackURL))
+    }
+
+    /// Waits until someone else (`authctl open-url`) completes the flow.
+    public func waitForBrowserFlow(_ flowID: String) async throws(AuthdError) -> SessionStatus {
+        // A flow waits five minutes at most; a little longer here, for authd to say it expired.
+        try await call(Methods.OAuthWait.self, .init(profile: profile, flowID: flowID), timeout: 310)
+    }
+
+    /// The identities linked to the user.
+    public func listIdentities() async throws(AuthdError) -> Methods.ListIdentities.Result {
+        try await call(Methods.ListIdentities.self, ProfileParameters(profile: profile))
+    }
+
+    /// Starts linking `provider`'s identity in a browser; open the result's `url`, then complete it.
+    public func beginLinkingIdentity(provider: String, redirectTo: String, scopes: String? = nil) async throws(AuthdError) -> Methods.LinkIdentity.Result {
+        try await call(Methods.LinkIdentity.self, .init(profile: profile, provider: provider, redirectTo: redirectTo, scopes: scopes))
+    }
+
+    /// Unlinks an identity (not the last one).
+    public func unlinkIdentity(id: String) async throws(AuthdError) -> Methods.UnlinkIdentity.Result {
+        try await call(Methods.UnlinkIdentity.self, .init(profile: profile, identityID: id))
     }
 
     /// Signs in with a code that was sent; `type` as `session.verifyCode` takes it (`email`,
@@ -111,8 +158,8 @@ extension AuthdClient {
     }
 
     /// One request on the client's connection; a minute covers the server's own timeout.
-    private func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters) async throws(AuthdError) -> M.Result {
+    private func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters, timeout: TimeInterval = 120) async throws(AuthdError) -> M.Result {
         let link = self.link
-        return try await lane.run { () throws(AuthdError) in try link.call(method, parameters, timeout: 120) }
+        return try await lane.run { () throws(AuthdError) in try link.call(method, parameters, timeout: timeout) }
     }
 }

@@ -67,6 +67,8 @@ public struct GoTrueClient: GoTrueAPI {
         case .authorizationCode(let code, let verifier):
             let body = try encode(["auth_code": code, "code_verifier": verifier])
             return try decodeGrant(try await send("POST", "token", query: "grant_type=pkce", body: body))
+        case .tokenHash(let hash, let type):
+            return try decodeGrant(try await send("POST", "verify", query: nil, body: try encode(["token_hash": hash, "type": type.rawValue])))
         case .anonymous(let metadata):
             // Neither email nor phone is what makes GoTrue's /signup sign in anonymously.
             var fields: [String: Any] = [:]
@@ -81,7 +83,8 @@ public struct GoTrueClient: GoTrueAPI {
     public func signUp(_ request: SignUpRequest, captchaToken: String?) async throws(ServerFailure) -> SignUpOutcome {
         var fields: [String: Any] = [request.address.field: request.address.value, "password": request.password]
         if let metadata = request.metadata { fields["data"] = try jsonObject(metadata) }
-        let data = try await send("POST", "signup", query: nil, body: try encode(Self.adding(captchaToken, to: fields)))
+        let data = try await send("POST", "signup", query: Self.redirectQuery(request.link),
+                                  body: try encode(Self.adding(request.link, to: Self.adding(captchaToken, to: fields))))
         if let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], object["access_token"] != nil {
             return .signedIn(try decodeGrant(data))
         }
@@ -89,14 +92,82 @@ public struct GoTrueClient: GoTrueAPI {
     }
 
     /// `POST /otp` (sign-in code, creating the user when asked) or `POST /recover`.
-    public func sendCode(_ request: CodeRequest, captchaToken: String?) async throws(ServerFailure) {
+    public func sendCode(_ request: CodeRequest, captchaToken: String?, link: EmailLink?) async throws(ServerFailure) {
         switch request {
         case .signIn(let address, let createUser):
             let fields: [String: Any] = [address.field: address.value, "create_user": createUser]
-            _ = try await send("POST", "otp", query: nil, body: try encode(Self.adding(captchaToken, to: fields)))
+            _ = try await send("POST", "otp", query: Self.redirectQuery(link), body: try encode(Self.adding(link, to: Self.adding(captchaToken, to: fields))))
         case .recovery(let email):
-            _ = try await send("POST", "recover", query: nil, body: try encode(Self.adding(captchaToken, to: ["email": email])))
+            _ = try await send("POST", "recover", query: Self.redirectQuery(link),
+                               body: try encode(Self.adding(link, to: Self.adding(captchaToken, to: ["email": email]))))
         }
+    }
+
+    /// `POST /resend`.
+    public func resend(_ request: ResendRequest, captchaToken: String?, link: EmailLink?) async throws(ServerFailure) {
+        let fields: [String: Any] = [request.address.field: request.address.value, "type": request.purpose.rawValue]
+        _ = try await send("POST", "resend", query: Self.redirectQuery(link), body: try encode(Self.adding(link, to: Self.adding(captchaToken, to: fields))))
+    }
+
+    /// `GET /user/identities/authorize?…&skip_http_redirect=true`: GoTrue answers the provider URL as JSON.
+    public func identityLinkURL(accessToken: String, provider: String, redirectTo: String, codeChallenge: String,
+                                scopes: String?) async throws(ServerFailure) -> URL {
+        var items = [URLQueryItem(name: "provider", value: provider), URLQueryItem(name: "redirect_to", value: redirectTo),
+                     URLQueryItem(name: "code_challenge", value: codeChallenge), URLQueryItem(name: "code_challenge_method", value: "s256"),
+                     URLQueryItem(name: "skip_http_redirect", value: "true")]
+        if let scopes { items.append(URLQueryItem(name: "scopes", value: scopes)) }
+        let data = try await send("GET", "user/identities/authorize", query: Self.query(items), body: nil, bearer: accessToken)
+        return try Self.answeredURL(data)
+    }
+
+    /// `DELETE /user/identities/{id}`.
+    public func unlinkIdentity(accessToken: String, identityID: String) async throws(ServerFailure) {
+        guard let id = FactorID.canonical(identityID) else {
+            throw .notSent(url: authURL.absoluteString, detail: "an identity id is a UUID")
+        }
+        _ = try await send("DELETE", "user/identities/\(id)", query: nil, body: nil, bearer: accessToken)
+    }
+
+    /// `POST /sso` with `skip_http_redirect`: GoTrue answers the identity provider's URL as JSON.
+    public func singleSignOnURL(_ target: SingleSignOnTarget, redirectTo: String, codeChallenge: String) async throws(ServerFailure) -> URL {
+        var fields: [String: Any] = ["redirect_to": redirectTo, "code_challenge": codeChallenge, "code_challenge_method": "s256",
+                                     "skip_http_redirect": true]
+        switch target {
+        case .domain(let domain): fields["domain"] = domain
+        case .provider(let id): fields["provider_id"] = id
+        }
+        return try Self.answeredURL(try await send("POST", "sso", query: nil, body: try encode(fields)))
+    }
+
+    /// `{"url": …}`, as GoTrue answers a request with `skip_http_redirect`.
+    private static func answeredURL(_ data: Data) throws(ServerFailure) -> URL {
+        struct Answer: Decodable { var url: String }
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: data), let url = URL(string: answer.url), url.scheme != nil else {
+            throw .invalidResponse(detail: "the answer carries no URL to open")
+        }
+        return url
+    }
+
+    /// `fields` with the link's PKCE challenge, when there is a link.
+    static func adding(_ link: EmailLink?, to fields: [String: Any]) -> [String: Any] {
+        guard let link else { return fields }
+        var fields = fields
+        fields["code_challenge"] = link.codeChallenge
+        fields["code_challenge_method"] = "s256"
+        return fields
+    }
+
+    /// `redirect_to` as a query parameter, where supabase's clients send it for `/otp`,
+    /// `/signup`, `/recover` and `/resend`.
+    private static func redirectQuery(_ link: EmailLink?) -> String? {
+        link.map { query([URLQueryItem(name: "redirect_to", value: $0.redirectTo)]) }
+    }
+
+    /// A percent-encoded query; `+` encoded too, which GoTrue would read as a space.
+    private static func query(_ items: [URLQueryItem]) -> String {
+        var components = URLComponents()
+        components.queryItems = items
+        return (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
     }
 
     /// `fields` with `gotrue_meta_security.captcha_token`, where GoTrue's CAPTCHA check reads it,

@@ -17,7 +17,8 @@ struct Authctl: ParsableCommand {
         verified first (authctl mfa verify); 64 bad usage.
         """,
         version: AuthdVersion.string,
-        subcommands: [Status.self, Login.self, Signup.self, Verify.self, ResetPassword.self, UserCommand.self, MFA.self, Claims.self, Nonce.self, OpenURL.self,
+        subcommands: [Status.self, Login.self, Signup.self, Verify.self, Resend.self, ResetPassword.self, UserCommand.self, MFA.self, Identities.self, Claims.self,
+                      Nonce.self, OpenURL.self,
                       Token.self, Logout.self, Watch.self, Apps.self, Profile.self, Doctor.self])
 }
 

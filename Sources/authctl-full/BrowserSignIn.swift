@@ -8,27 +8,49 @@ import Glibc
 /// A browser sign-in with PKCE, driven from the terminal. authd keeps the code verifier; this side
 /// opens the browser and brings the redirect back, either through its own loopback listener or,
 /// for an app's custom scheme, by waiting while `authctl open-url` hands the redirect to authd.
+/// The same drives linking an identity, enterprise SSO and an emailed link (which has no URL to
+/// open: the user opens the email).
 struct BrowserSignIn {
+    /// A started flow: its id, the URL to open (nil for an emailed link) and its lifetime.
+    struct Started {
+        var flowID: String
+        var url: String?
+        var expiresIn: Int
+    }
+
     let connection: AuthdConnection
     let profile: String?
-    let provider: String
-    let scopes: String?
+    /// What the browser does, for messages: "sign in with github", "link github", …
+    let purpose: String
     let redirectURL: String?
     let openBrowser: Bool
     let timeout: TimeInterval
+    /// Starts the flow in authd with the redirect address.
+    let start: (String) throws -> Started
+
+    /// A sign-in at an OAuth provider.
+    static func provider(_ provider: String, scopes: String?, connection: AuthdConnection, profile: String?, redirectURL: String?,
+                         openBrowser: Bool, timeout: TimeInterval) -> BrowserSignIn {
+        BrowserSignIn(connection: connection, profile: profile, purpose: "sign in with \(provider)", redirectURL: redirectURL,
+                      openBrowser: openBrowser, timeout: timeout) { redirect in
+            let flow = try connection.call(Methods.OAuthBegin.self, .init(profile: profile, provider: provider, redirectTo: redirect, scopes: scopes))
+            return Started(flowID: flow.flowID, url: flow.url, expiresIn: flow.expiresIn)
+        }
+    }
 
     func run() throws -> SessionStatus {
         let listener = redirectURL == nil ? try LoopbackRedirectListener() : nil
         let redirect = redirectURL ?? listener!.redirectURL
-        let flow = try connection.call(Methods.OAuthBegin.self,
-                                       .init(profile: profile, provider: provider, redirectTo: redirect, scopes: scopes))
+        let flow = try start(redirect)
         let deadline = Date().addingTimeInterval(min(timeout, TimeInterval(flow.expiresIn)))
-        if openBrowser, BrowserLauncher.open(flow.url) {
-            note("Opened your browser to sign in with \(provider). If it did not open, visit:\n  \(flow.url)")
-        } else {
-            note("Open this URL in a browser to sign in with \(provider):\n  \(flow.url)")
+        if let url = flow.url {
+            if openBrowser, BrowserLauncher.open(url) {
+                note("Opened your browser to \(purpose). If it did not open, visit:\n  \(url)")
+            } else {
+                note("Open this URL in a browser to \(purpose):\n  \(url)")
+            }
         }
-        note("Waiting for the sign-in to finish (up to \(Int(deadline.timeIntervalSinceNow.rounded())) s; Ctrl-C to cancel)…")
+        note("Waiting for the \(flow.url == nil ? "link" : "browser") to come back (up to \(Int(deadline.timeIntervalSinceNow.rounded())) s; Ctrl-C to cancel)…")
 
         guard let listener else {
             // A custom scheme: the desktop's URL handler runs `authctl open-url`, which completes
@@ -43,7 +65,8 @@ struct BrowserSignIn {
             return try waited.get()
         }
         guard let callback = listener.waitForCallback(flowID: flow.flowID, until: deadline) else {
-            throw Failure("timed out waiting for the browser sign-in; run the command again (with --no-browser to copy the URL by hand)", .browserSignInFailed)
+            throw Failure("timed out waiting for the browser to \(purpose); run the command again\(flow.url == nil ? "" : " (with --no-browser to copy the URL by hand)")",
+                          .browserSignInFailed)
         }
         let completed = Result { () throws(AuthdError) in
             try connection.call(Methods.OAuthComplete.self, .init(profile: profile, flowID: flow.flowID, callbackURL: callback.url), timeout: 60)

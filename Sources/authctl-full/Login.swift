@@ -15,6 +15,8 @@ struct Login: ParsableCommand {
         authctl login --otp --email E | --phone P    a one-time code sent by email or SMS, then entered here
         authctl login --provider google              browser sign-in with PKCE; --no-browser prints the URL instead
         authctl login --provider apple --id-token-file F [--nonce N] [--access-token-file F]    an ID token from Apple or Google
+        authctl login --otp --link --email E         the emailed link, opened on this computer, signs in (no code to type)
+        authctl login --sso example.com              enterprise SSO (SAML) in the browser; or --sso-provider ID
         authctl login --anonymous                    a new anonymous user; keep it with 'authctl user update --email E'
         authctl login --with-session < FILE          take over an app's session: its refresh token, or the session JSON it stored
         A browser sign-in waits on a loopback address (http://127.0.0.1:PORT/callback) unless --redirect-url names \
@@ -75,6 +77,15 @@ struct Login: ParsableCommand {
     @Option(help: "With --provider: seconds to wait for the browser.")
     var timeout: Int = 300
 
+    @Flag(help: "With --otp --email: sign in by opening the emailed link on this computer instead of typing the code.")
+    var link = false
+
+    @Option(help: "Sign in through your organization's single sign-on (SAML): its email domain, e.g. example.com.")
+    var sso: String?
+
+    @Option(name: .customLong("sso-provider"), help: "Sign in through the project's SSO provider with this id.")
+    var ssoProvider: String?
+
     @Flag(help: "Sign in as a new anonymous user (the project must allow it); give it an email later with 'authctl user update --email'.")
     var anonymous = false
 
@@ -94,8 +105,24 @@ struct Login: ParsableCommand {
                 (/proc/PID/cmdline). Put it in a file only you can read and pass --access-token-file FILE ('-' for standard input)
                 """)
         }
-        if provider == nil, idTokenFile != nil || noBrowser || redirectURL != nil || accessTokenFile != nil || nonce != nil || scopes != nil {
-            throw ValidationError("--id-token-file, --nonce, --access-token-file, --no-browser, --redirect-url and --scopes need --provider")
+        let browser = provider != nil || sso != nil || ssoProvider != nil || link
+        if provider == nil, idTokenFile != nil || accessTokenFile != nil || nonce != nil || scopes != nil {
+            throw ValidationError("--id-token-file, --nonce, --access-token-file and --scopes need --provider")
+        }
+        if !browser, noBrowser || redirectURL != nil {
+            throw ValidationError("--no-browser and --redirect-url need --provider, --sso, --sso-provider or --link")
+        }
+        if sso != nil || ssoProvider != nil {
+            if sso != nil && ssoProvider != nil { throw ValidationError("give either --sso or --sso-provider") }
+            if provider != nil || email != nil || phone != nil || otp || anonymous || withSession || passwordStdin {
+                throw ValidationError("--sso and --sso-provider sign in by themselves: no --provider, --email, --phone, --otp or --password-stdin")
+            }
+            if captcha.file != nil { throw ValidationError("an SSO sign-in needs no CAPTCHA") }
+        }
+        if link {
+            if !otp || email == nil { throw ValidationError("--link goes with --otp --email (a text message carries only the code)") }
+            if sendOnly || codeStdin { throw ValidationError("--link waits for the link: no --send-only or --code-stdin") }
+            if noBrowser { throw ValidationError("--link opens no browser: you open the email's link") }
         }
         if accessTokenFile != nil, idTokenFile == nil { throw ValidationError("--access-token-file goes with --id-token-file") }
         if idTokenFile == "-", accessTokenFile == "-" {
@@ -120,6 +147,10 @@ struct Login: ParsableCommand {
             if timeout != 300 { throw ValidationError("--timeout is for --provider") }
             return
         }
+        if sso != nil || ssoProvider != nil {
+            if timeout < 1 || timeout > 300 { throw ValidationError("--timeout must be between 1 and 300 seconds (the server keeps a flow 5 minutes)") }
+            return
+        }
         if provider == nil, (email == nil) == (phone == nil) || (phone != nil && !otp) {
             throw ValidationError(otp ? "give either --email or --phone" : "give --email (or --otp with --phone, --provider, --anonymous or --with-session)")
         }
@@ -136,14 +167,33 @@ struct Login: ParsableCommand {
             } else if withSession {
                 status = try connection.call(Methods.SignInWithRefreshToken.self,
                                              .init(profile: global.profile, refreshToken: try Self.handedOverRefreshToken()), timeout: 60)
+            } else if sso != nil || ssoProvider != nil {
+                let (domain, id) = (sso, ssoProvider)
+                let profile = global.profile
+                status = try BrowserSignIn(connection: connection, profile: profile, purpose: "sign in with \(domain.map { "your \($0) account" } ?? "single sign-on")",
+                                           redirectURL: redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(timeout)) { redirect in
+                    let flow = try connection.call(Methods.SingleSignOnBegin.self, .init(profile: profile, domain: domain, providerID: id, redirectTo: redirect))
+                    return .init(flowID: flow.flowID, url: flow.url, expiresIn: flow.expiresIn)
+                }.run()
+            } else if link, let email {
+                let captchaToken = try captcha.token(for: connection)
+                let (profile, createUser) = (global.profile, self.createUser)
+                status = try BrowserSignIn(connection: connection, profile: profile, purpose: "sign in", redirectURL: redirectURL,
+                                           openBrowser: false, timeout: TimeInterval(timeout)) { redirect in
+                    let sent = try connection.call(Methods.SendCode.self, .init(profile: profile, email: email, purpose: "sign_in", createUser: createUser,
+                                                                                captchaToken: captchaToken, redirectTo: redirect), timeout: 60)
+                    note("A sign-in link was sent to \(sent.sentTo.escapedForTerminal). Open it on this computer (its code works too: authctl verify --email \(sent.sentTo.escapedForTerminal)).")
+                    // authd keeps a flow five minutes, as GoTrue keeps its flow state.
+                    return .init(flowID: sent.flowID ?? "", url: nil, expiresIn: 300)
+                }.run()
             } else if let provider, let idTokenFile {
                 status = try connection.call(Methods.SignInWithIdToken.self,
                                              .init(profile: global.profile, provider: provider, idToken: try readTokenFile(idTokenFile, what: "an ID token"),
                                                    accessToken: try accessTokenFile.map { try readTokenFile($0, what: "an access token") },
                                                    nonce: nonce), timeout: 60)
             } else if let provider {
-                status = try BrowserSignIn(connection: connection, profile: global.profile, provider: provider, scopes: scopes,
-                                           redirectURL: redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(timeout)).run()
+                status = try BrowserSignIn.provider(provider, scopes: scopes, connection: connection, profile: global.profile,
+                                                    redirectURL: redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(timeout)).run()
             } else if otp {
                 let captchaToken = try captcha.token(for: connection)
                 let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, phone: phone,

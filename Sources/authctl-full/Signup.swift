@@ -133,3 +133,47 @@ enum UserData {
         return data
     }
 }
+
+/// `authctl resend`: send a sign-up's (or an address change's) confirmation again.
+struct Resend: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send a confirmation again: a sign-up's (the default) or a new address's.",
+        discussion: """
+        For a sign-up whose email or text message went missing, or a changed email or phone (--type email_change, \
+        phone_change). Finish with 'authctl verify'. The server sends at most one every minute or so.
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "The email address to send it to.")
+    var email: String?
+
+    @Option(help: "The phone number to send it to.")
+    var phone: String?
+
+    @Option(help: "What it confirms: signup (the default for --email), sms (the default for --phone), email_change, phone_change.")
+    var type: String?
+
+    @OptionGroup var captcha: CaptchaTokenOption
+
+    @Flag(help: "Print where it went as one JSON object.")
+    var json = false
+
+    func validate() throws {
+        if (email == nil) == (phone == nil) { throw ValidationError("give either --email or --phone") }
+        let types = email != nil ? ["signup", "email_change"] : ["sms", "phone_change"]
+        if let type, !types.contains(type) { throw ValidationError("--type must be one of \(types.joined(separator: ", ")) for --\(email != nil ? "email" : "phone")") }
+    }
+
+    func run() throws {
+        try runReporting {
+            let connection = try global.connect()
+            let sent = try connection.call(Methods.Resend.self, .init(profile: global.profile, email: email, phone: phone, type: type,
+                                                                      captchaToken: try captcha.token(for: connection)), timeout: 60)
+            if json { return try printJSON(sent) }
+            let flag = email != nil ? "--email" : "--phone"
+            let typeFlag = type.map { $0 == "signup" || $0 == "sms" ? "" : " --type \($0)" } ?? ""
+            note("Sent again by \(sent.channel.escapedForTerminal) to \(sent.sentTo.escapedForTerminal). Finish with: authctl verify \(flag) \(sent.sentTo.escapedForTerminal)\(typeFlag)")
+        }
+    }
+}

@@ -113,7 +113,8 @@ struct AuthdCommand: AsyncParsableCommand {
         let drivers = configuration.profiles.map { profile in
             SessionDriver(profile: profile.name, server: profile.url.absoluteString, store: store,
                           api: GoTrueClient(projectURL: profile.url, anonKey: profile.anonKey, clientInfo: "authd/\(AuthdVersion.string)"),
-                          notice: DesktopSignOutNotice(logger: logger), policy: policy, logger: logger)
+                          notice: configuration.signInNotices ? DesktopSignOutNotice(logger: logger) : nil,
+                          signInStarter: AuthctlSignInStarter(logger: logger), policy: policy, logger: logger)
         }
         let profiles = drivers.map { ProfileServices(session: $0) }
         let registry = ProfileRegistry(profiles: profiles, defaultProfile: configuration.defaultProfile)

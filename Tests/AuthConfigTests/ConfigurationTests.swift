@@ -20,11 +20,19 @@ import Testing
         #expect(configuration.refreshLead == 120)
         #expect(configuration.profiles.map(\.name) == ["local", "work"])
         #expect(configuration.profiles.last?.url.absoluteString == "https://abcd.supabase.co")
+        #expect(configuration.signInNotices, "the 'sign in again' notice is on unless turned off")
+    }
+
+    @Test func signInNotificationsCanBeTurnedOff() throws {
+        #expect(try !DaemonConfiguration.parse("sign_in_notifications = false", source: "config.toml").signInNotices)
+        #expect(try DaemonConfiguration.parse("sign_in_notifications = true", source: "config.toml").signInNotices)
     }
 
     static let bad: [(String, String)] = [
         ("[profiles.a]\nurl = \"https://x.supabase.co\"\nanon_key = \"k\"\ncolour = \"blue\"", "unknown key 'profiles.a.colour'"),
         ("refresh = 5", "unknown key 'refresh'"),
+        ("sign_in_notifications = \"no\"", "sign_in_notifications must be true or false"),
+        ("sign_in_notifications = 0", "sign_in_notifications must be true or false"),
         ("refresh_lead = -3", "refresh_lead must be a number of seconds from 1 to 86400"),
         ("refresh_lead = \"soon\"", "refresh_lead must be a number of seconds from 1 to 86400"),
         ("refresh_lead = inf", "refresh_lead must be a number of seconds from 1 to 86400"),

@@ -160,7 +160,8 @@ import Testing
         #expect(likely == .endedWithoutSecondFactor(serverCode: "refresh_token_not_found"))
         #expect(likely.code == "refresh_token_not_found" && DesktopNoticeRule.notifies(likely))
         #expect(SignOutReason.secondFactorRequired(serverCode: "session_expired").code == "mfa_verification_required")
-        #expect(!DesktopNoticeRule.notifies(.sessionEnded(code: "refresh_token_not_found")) && !DesktopNoticeRule.notifies(.userRequested))
+        #expect(DesktopNoticeRule.notifies(.sessionEnded(code: "refresh_token_not_found")))
+        #expect(!DesktopNoticeRule.notifies(.userRequested) && !DesktopNoticeRule.notifies(.replaced))
         // An aal2 session that vanished was ended for another reason.
         session.accessToken = Fixtures.accessToken(aal: "aal2", amr: ["totp", "password"])
         #expect(SignOutReason.serverEnded(code: "refresh_token_not_found", failure: gone, session: session) == .sessionEnded(code: "refresh_token_not_found"))

@@ -294,11 +294,39 @@ import Testing
         }
     }
 
-    /// A `SignOutNotice` that records what it was asked to show.
+    /// A `SignOutNotice` that records what it was asked to show, and then is closed, has its
+    /// "Sign in" chosen, or stays until withdrawn, as `reaction` says.
     final class RecordedNotices: SignOutNotice {
+        enum Reaction: Sendable { case close, choose, stay }
+        private let reaction: Reaction
+        private let state = Mutex<(seen: [String], plans: [SignInAgainPlan], withdrawn: Int)>(([], [], 0))
+        init(_ reaction: Reaction = .close) { self.reaction = reaction }
+        var seen: [String] { state.withLock { $0.seen } }
+        var plans: [SignInAgainPlan] { state.withLock { $0.plans } }
+        var withdrawn: Int { state.withLock { $0.withdrawn } }
+        func sessionEnded(profile: String, reason: SignOutReason, plan: SignInAgainPlan) async -> Bool {
+            state.withLock {
+                $0.seen.append("\(profile) \(reason.code)")
+                $0.plans.append(plan)
+            }
+            switch reaction {
+            case .close: return false
+            case .choose: return true
+            case .stay:
+                while (try? await Task.sleep(for: .seconds(60))) != nil {}
+                state.withLock { $0.withdrawn += 1 }
+                return false
+            }
+        }
+    }
+
+    /// A `SignInStarter` that records the sign-ins it was asked to start.
+    final class RecordedStarts: SignInStarter {
         private let state = Mutex<[String]>([])
-        var seen: [String] { state.withLock { $0 } }
-        func sessionEnded(profile: String, reason: SignOutReason) async { state.withLock { $0.append("\(profile) \(reason.code)") } }
+        var started: [String] { state.withLock { $0 } }
+        func startSignIn(profile: String, plan: SignInAgainPlan) async {
+            state.withLock { $0.append(([profile] + (plan.authctlArguments(profile: profile) ?? [])).joined(separator: " ")) }
+        }
     }
 
     /// An `event` notification line.

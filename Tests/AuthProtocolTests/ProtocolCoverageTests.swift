@@ -36,6 +36,11 @@ import Testing
         Methods.ListFactors.name: ("request-mfa-factors", "result-mfa-factors"),
         Methods.SignInAnonymously.name: ("request-sign-in-anonymously", "result-status-anonymous"),
         Methods.SignInWithRefreshToken.name: ("request-sign-in-with-refresh-token", "result-status"),
+        Methods.Resend.name: ("request-resend", "result-send-code"),
+        Methods.ListIdentities.name: ("request-identities-list", "result-identities-list"),
+        Methods.LinkIdentity.name: ("request-identities-link", "result-oauth-begin"),
+        Methods.UnlinkIdentity.name: ("request-identities-unlink", "result-identities-unlink"),
+        Methods.SingleSignOnBegin.name: ("request-sso-begin", "result-oauth-begin"),
     ]
 
     /// Every event name the daemon sends, and its fixture.

@@ -15,6 +15,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var refreshDelay: Duration = .zero
         var serverClock: Result<Date?, ServerFailure> = .success(nil)
         var codesSent: [CodeRequest] = []
+        var links: [EmailLink?] = []
         var reauthentications = 0
         var keySet: Result<PublishedKeySet, ServerFailure> = .success(PublishedKeySet(keySet: JSONWebKeySet(keys: []), cacheControl: nil))
         var keySetFetches = 0
@@ -75,6 +76,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         case .password(let address, let password):
             accepted = state.withLock { $0.password == password } && address == .email("a@example.com")
         case .oneTimeCode(_, let code, _): accepted = code == "123456"
+        case .tokenHash(let hash, _): accepted = hash == "good-token-hash"
         case .idToken(_, let idToken, _, _): accepted = idToken == "good-id-token"
         case .authorizationCode(_, let verifier): accepted = verifier == "good-verifier"
         }
@@ -87,9 +89,37 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
     /// Signs up and in at once (an auto-confirming project).
     public func signUp(_ request: SignUpRequest, captchaToken: String?) async throws(ServerFailure) -> SignUpOutcome { .signedIn(grant()) }
 
-    /// Records the request.
-    public func sendCode(_ request: CodeRequest, captchaToken: String?) async throws(ServerFailure) {
-        state.withLock { $0.codesSent.append(request) }
+    /// Records the request, and the link's target.
+    public func sendCode(_ request: CodeRequest, captchaToken: String?, link: EmailLink?) async throws(ServerFailure) {
+        state.withLock {
+            $0.codesSent.append(request)
+            $0.links.append(link)
+        }
+    }
+
+    /// Records the request as a link.
+    public func resend(_ request: ResendRequest, captchaToken: String?, link: EmailLink?) async throws(ServerFailure) {
+        state.withLock { $0.links.append(link) }
+    }
+
+    /// The link targets of the codes sent, in order (nil for a code without a link).
+    public var links: [EmailLink?] { state.withLock { $0.links } }
+
+    /// A made-up provider URL carrying the challenge.
+    public func identityLinkURL(accessToken: String, provider: String, redirectTo: String, codeChallenge: String,
+                                scopes: String?) async throws(ServerFailure) -> URL {
+        URL(string: "https://example.test/link?provider=\(provider)&code_challenge=\(codeChallenge)")!
+    }
+
+    /// Accepts any identity.
+    public func unlinkIdentity(accessToken: String, identityID: String) async throws(ServerFailure) {}
+
+    /// A made-up identity provider URL; the domain `unknown.example` is not registered.
+    public func singleSignOnURL(_ target: SingleSignOnTarget, redirectTo: String, codeChallenge: String) async throws(ServerFailure) -> URL {
+        if target == .domain("unknown.example") {
+            throw .http(status: 404, code: "sso_provider_not_found", message: "No SSO provider assigned for this domain", retryAfter: nil)
+        }
+        return URL(string: "https://idp.example.test/saml?code_challenge=\(codeChallenge)")!
     }
 
     /// The codes asked for, in order.

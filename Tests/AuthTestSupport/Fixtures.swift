@@ -19,13 +19,15 @@ public enum Fixtures {
     }
 
     /// An access token in JWT form whose claims state `aal` and the `amr` methods (most recent
-    /// first); its signature is made up: what reads the level does not check it.
-    public static func accessToken(aal: String, amr: [String] = ["password"], sub: String = "user-1") -> String {
+    /// first), plus `extraClaims` (JSON members, comma-separated); its signature is made up:
+    /// what reads the claims does not check it.
+    public static func accessToken(aal: String, amr: [String] = ["password"], sub: String = "user-1", extraClaims: String = "") -> String {
         func part(_ json: String) -> String {
             Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
         }
         let methods = amr.map { #"{"method":"\#($0)","timestamp":1800000000}"# }.joined(separator: ",")
-        return part(#"{"alg":"HS256","typ":"JWT"}"#) + "." + part(#"{"sub":"\#(sub)","aal":"\#(aal)","amr":[\#(methods)],"exp":1800003600}"#) + ".c2ln"
+        let extra = extraClaims.isEmpty ? "" : "," + extraClaims
+        return part(#"{"alg":"HS256","typ":"JWT"}"#) + "." + part(#"{"sub":"\#(sub)","aal":"\#(aal)","amr":[\#(methods)],"exp":1800003600\#(extra)}"#) + ".c2ln"
     }
 }

@@ -5,26 +5,88 @@ import Logging
 @testable import SystemIntegration
 import Testing
 
-/// The notice of a session the server ended for lack of a second factor, over a real D-Bus (a
-/// private dbus-daemon) to a stand-in for the desktop's notification server.
+/// The "sign in again" notice over a real D-Bus (a private dbus-daemon) to a stand-in for the
+/// desktop's notification server, and the sign-in it starts, with real processes.
 @Suite struct DesktopSignOutNoticeTests {
     private let logger = Logger(label: "test")
 
-    @Test func aSessionEndedForLackOfASecondFactorIsShownWithHowToSignInAgain() async throws {
+    @Test func aSessionTheServerEndedIsShownWithASignInActionThatIsReportedWhenChosen() async throws {
+        let bus = try PrivateBus()
+        let service = try FakeNotificationService(address: bus.address, reaction: .invoke(DesktopSignOutNotice.actionKey))
+        let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
+        let chosen = await notice.sessionEnded(profile: "work<b>", reason: .sessionEnded(code: "refresh_token_already_used"),
+                                               plan: .password(.email("a@example.com")))
+        #expect(chosen)
+        let shown = try #require(service.shown.first)
+        #expect(shown.appName == "authd" && shown.actions == ["sign-in", "Sign in"])
+        #expect(shown.summary == "Sign in again to 'work&lt;b&gt;'")
+        #expect(shown.body.contains("profile 'work&lt;b&gt;'") && shown.body.contains("used twice") && shown.body.contains("(refresh_token_already_used)"))
+        #expect(shown.body.contains("authctl login --profile work&lt;b&gt; --email a@example.com"))
+        service.stop()
+    }
+
+    @Test func aNoticeIsWithdrawnWhenItsTaskIsCancelled() async throws {
+        let bus = try PrivateBus()
+        let service = try FakeNotificationService(address: bus.address, reaction: .ignore)
+        let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
+        let waiting = Task { await notice.sessionEnded(profile: "work", reason: .secondFactorRequired(serverCode: "session_expired"), plan: .browser(provider: "github")) }
+        #expect(await service.wait { $0.shown.count == 1 })
+        waiting.cancel()
+        #expect(await waiting.value == false)
+        let shown = try #require(service.shown.first)
+        #expect(await service.wait { $0.withdrawn == [shown.id] })
+        #expect(shown.summary == "Sign in again with your second factor" && shown.body.contains("authctl login --profile work --provider github"))
+        service.stop()
+    }
+
+    @Test func whatCannotBeSignedInAgainHasNoActionAndOtherSignOutsShowNothing() async throws {
         let bus = try PrivateBus()
         let service = try FakeNotificationService(address: bus.address, reaction: .dismiss)
         let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
-        await notice.sessionEnded(profile: "work<b>", reason: .secondFactorRequired(serverCode: "session_expired"))
-        #expect(await service.wait { $0.shown.count == 1 })
-        let shown = try #require(service.shown.first)
-        #expect(shown.appName == "authd" && shown.actions.isEmpty)
-        #expect(shown.summary == "Sign in again with your second factor")
-        #expect(shown.body.contains("profile 'work&lt;b&gt;'") && shown.body.contains("authctl login --profile work&lt;b&gt;"))
-        #expect(shown.body.contains("(session_expired)"))
-        // Other sign-outs are told by the status and the event stream only.
-        await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "refresh_token_not_found"))
-        await notice.sessionEnded(profile: "work", reason: .userRequested)
-        #expect(service.shown.count == 1)
+        #expect(await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "session_expired"), plan: .anonymous) == false)
+        let anonymous = try #require(service.shown.first)
+        #expect(anonymous.actions.isEmpty && anonymous.body.contains("anonymous user cannot sign in again"))
+        _ = await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "user_banned"), plan: .unknown)
+        #expect(service.shown.count == 2 && service.shown[1].actions.isEmpty && service.shown[1].body.contains("--email ADDRESS"))
+        #expect(await notice.sessionEnded(profile: "work", reason: .userRequested, plan: .password(.email("a@example.com"))) == false)
+        #expect(await notice.sessionEnded(profile: "work", reason: .replaced, plan: .password(.email("a@example.com"))) == false)
+        #expect(service.shown.count == 2)
         service.stop()
+    }
+
+    @Test func withoutANotificationServiceNothingIsChosen() async throws {
+        let bus = try PrivateBus()
+        let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
+        #expect(await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "session_expired"), plan: .browser(provider: "github")) == false)
+    }
+
+    @Test func aBrowserSignInRunsAuthctlItselfAndAPasswordOneRunsItInATerminal() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-starter-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func script(_ name: String, _ body: String) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: path))
+            chmod(path, 0o755)
+            return path
+        }
+        let record = directory.appendingPathComponent("ran").path
+        let authctl = try script("authctl", "printf '%s|' \"$@\" >> '\(record)'; echo >> '\(record)'")
+        // The terminal stand-in runs what follows -e, as x-terminal-emulator does, and says it ran.
+        _ = try script("x-terminal-emulator", "echo terminal >> '\(record)'; [ \"$1\" = -e ] && shift; exec \"$@\" < /dev/null")
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = directory.path + ":/usr/bin:/bin"
+        let starter = AuthctlSignInStarter(authctl: authctl, environment: environment, logger: logger)
+
+        await starter.startSignIn(profile: "work", plan: .browser(provider: "github"))
+        await starter.startSignIn(profile: "work", plan: .password(.email("a@example.com")))
+        await starter.startSignIn(profile: "work", plan: .anonymous)
+        let ran = try String(contentsOfFile: record, encoding: .utf8)
+        #expect(ran == "login|--profile|work|--provider|github|\nterminal\nlogin|--profile|work|--email|a@example.com|\n")
+
+        // No terminal program: nothing runs.
+        environment["PATH"] = "/nonexistent"
+        #expect(AuthctlSignInStarter.command(authctl: authctl, arguments: ["login"], inTerminal: true, environment: environment) == nil)
+        #expect(AuthctlSignInStarter.command(authctl: authctl, arguments: ["login"], inTerminal: false, environment: environment) == [authctl, "login"])
     }
 }

@@ -386,10 +386,47 @@ class Client:
         return self._call("session.signUp", params, 120)
 
     def send_code(self, email: Optional[str] = None, phone: Optional[str] = None, purpose: str = "sign_in",
-                  create_user: bool = False, captcha_token: Optional[str] = None) -> dict:
-        """Has the server send a one-time code (``purpose`` ``sign_in`` or ``recovery``): ``sent_to``, ``channel``."""
-        params = self._params(email=email, phone=phone, purpose=purpose, create_user=create_user, captcha_token=captcha_token)
+                  create_user: bool = False, captcha_token: Optional[str] = None, redirect_to: Optional[str] = None) -> dict:
+        """Has the server send a one-time code (``purpose`` ``sign_in`` or ``recovery``): ``sent_to``, ``channel``.
+        With ``redirect_to`` (an email only) the emailed link leads back there and signs in through
+        ``complete_browser_flow`` or ``wait_for_browser_flow`` with the answer's ``flow_id``."""
+        params = self._params(email=email, phone=phone, purpose=purpose, create_user=create_user, captcha_token=captcha_token,
+                              redirect_to=redirect_to)
         return self._call("session.sendCode", params, 120)
+
+    def resend(self, email: Optional[str] = None, phone: Optional[str] = None, type: Optional[str] = None,
+               redirect_to: Optional[str] = None, captcha_token: Optional[str] = None) -> dict:
+        """Sends a confirmation again (``type`` signup, sms, email_change or phone_change): ``sent_to``, ``channel``."""
+        params = self._params(email=email, phone=phone, type=type, redirect_to=redirect_to, captcha_token=captcha_token)
+        return self._call("session.resend", params, 120)
+
+    def begin_browser_sign_in(self, provider: str, redirect_to: str, scopes: Optional[str] = None) -> dict:
+        """Starts a browser sign-in (PKCE): ``flow_id``, ``url`` to open, ``expires_in``."""
+        return self._call("oauth.begin", self._params(provider=provider, redirect_to=redirect_to, scopes=scopes), 120)
+
+    def begin_single_sign_on(self, redirect_to: str, domain: Optional[str] = None, provider_id: Optional[str] = None) -> dict:
+        """Starts an enterprise SSO sign-in for an email ``domain`` (or ``provider_id``): ``flow_id``, ``url``, ``expires_in``."""
+        return self._call("sso.begin", self._params(domain=domain, provider_id=provider_id, redirect_to=redirect_to), 120)
+
+    def complete_browser_flow(self, callback_url: str, flow_id: Optional[str] = None) -> dict:
+        """Hands over the URL the browser (or an emailed link) came back to; returns the status."""
+        return self._call("oauth.complete", self._params(flow_id=flow_id, callback_url=callback_url), 120)
+
+    def wait_for_browser_flow(self, flow_id: str) -> dict:
+        """Waits until ``authctl open-url`` completes the flow; returns the status."""
+        return self._call("oauth.wait", self._params(flow_id=flow_id), 310)
+
+    def identities(self) -> list:
+        """The identities linked to the user (``identity_id``, ``provider``, ``email``, …)."""
+        return self._call("identities.list", self._params(), 120)["identities"]
+
+    def begin_linking_identity(self, provider: str, redirect_to: str, scopes: Optional[str] = None) -> dict:
+        """Starts linking ``provider``'s identity in a browser: ``flow_id``, ``url``, ``expires_in``."""
+        return self._call("identities.link", self._params(provider=provider, redirect_to=redirect_to, scopes=scopes), 120)
+
+    def unlink_identity(self, identity_id: str) -> dict:
+        """Unlinks an identity (not the last one)."""
+        return self._call("identities.unlink", self._params(identity_id=identity_id), 120)
 
     def verify_code(self, code: str, email: Optional[str] = None, phone: Optional[str] = None, type: Optional[str] = None) -> dict:
         """Signs in with a code that was sent; returns the status."""

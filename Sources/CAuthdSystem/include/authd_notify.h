@@ -17,8 +17,12 @@ enum {
  * notification service. Written in C because sd-bus's message building is variadic. */
 int authd_ask_by_notification(const char *bus_address, int stop_fd, const char *summary, const char *body);
 
-/* Shows a plain desktop notification (no actions) and returns once the server took it: 0, or
- * -errno when there is no bus or no notification service. `body` is shown as is: escape markup. */
-int authd_notify(const char *bus_address, const char *summary, const char *body);
+/* Shows a desktop notification offering one action (`action_key`, shown as `action_label`; none
+ * when `action_key` is NULL) and blocks until the action is invoked (1), the notification is
+ * closed (0), or `stop_fd` becomes readable (0; the notification is then withdrawn). Only the
+ * server that showed it can invoke the action. Returns -errno when there is no bus or no
+ * notification service. `body` is shown as is: escape markup. */
+int authd_offer_by_notification(const char *bus_address, int stop_fd, const char *summary, const char *body,
+                                const char *action_key, const char *action_label);
 
 #endif

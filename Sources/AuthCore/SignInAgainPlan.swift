@@ -1,0 +1,121 @@
+import Foundation
+
+/// How to sign in again to a session the server ended: the way the user signed in to it, read
+/// from its last access token (`amr`, `app_metadata.provider`, `email`, `phone`). The "sign in
+/// again" notice offers it; the claims are read without checking the signature, as the token
+/// came from the server itself and only picks which sign-in to start.
+public enum SignInAgainPlan: Sendable, Equatable {
+    /// A browser sign-in with this OAuth provider (`github`, `google`, …).
+    case browser(provider: String)
+    /// Enterprise SSO through the project's SAML provider with this id.
+    case singleSignOn(providerID: String)
+    /// Email (or phone) and password.
+    case password(ContactAddress)
+    /// A one-time code or magic link sent to this address.
+    case code(ContactAddress)
+    /// An anonymous user: nobody can sign in as it again.
+    case anonymous
+    /// Nothing tells how; `authctl login` asks.
+    case unknown
+
+    /// The plan for the session whose last access token was `accessToken`. The most recent
+    /// first-factor method decides (GoTrue lists `amr` newest first; a second factor such as
+    /// `totp` is asked for by the sign-in itself).
+    public init(accessToken: String) {
+        guard let jwt = CompactJWT(accessToken), let claims = try? JSONDecoder().decode(Claims.self, from: jwt.claims) else {
+            self = .unknown
+            return
+        }
+        if claims.is_anonymous == true {
+            self = .anonymous
+            return
+        }
+        let address = Self.nonEmpty(claims.email).map(ContactAddress.email) ?? Self.nonEmpty(claims.phone).map(ContactAddress.phone)
+        for entry in claims.amr ?? [] {
+            switch entry.method {
+            case "oauth", "id_token":
+                if let provider = Self.nonEmpty(claims.app_metadata?.provider), !["email", "phone"].contains(provider) {
+                    self = .browser(provider: provider)
+                    return
+                }
+            case "sso/saml":
+                if let provider = Self.nonEmpty(entry.provider) {
+                    self = .singleSignOn(providerID: provider)
+                    return
+                }
+            case "password":
+                if let address {
+                    self = .password(address)
+                    return
+                }
+            case "otp", "magiclink", "email/signup", "invite", "recovery":
+                if let address {
+                    self = .code(address)
+                    return
+                }
+            default:
+                continue   // a second factor (totp, phone, mfa/…) or a method of no use here
+            }
+        }
+        self = .unknown
+    }
+
+    /// `authctl`'s arguments for this sign-in of `profile`, nil when there is none to start
+    /// (an anonymous user, or nothing known).
+    public func authctlArguments(profile: String) -> [String]? {
+        let base = ["login", "--profile", profile]
+        switch self {
+        case .browser(let provider): return base + ["--provider", provider]
+        case .singleSignOn(let providerID): return base + ["--sso-provider", providerID]
+        case .password(.email(let email)): return base + ["--email", email]
+        // authctl's password sign-in takes an email; a phone signs in with a code instead.
+        case .password(.phone(let phone)), .code(.phone(let phone)): return base + ["--otp", "--phone", phone]
+        case .code(.email(let email)): return base + ["--otp", "--email", email]
+        case .anonymous, .unknown: return nil
+        }
+    }
+
+    /// Whether the sign-in runs in a terminal: it asks for a password or a code there. A browser
+    /// sign-in needs none.
+    public var needsTerminal: Bool {
+        switch self {
+        case .browser, .singleSignOn: return false
+        case .password, .code, .anonymous, .unknown: return true
+        }
+    }
+
+    private static func nonEmpty(_ text: String?) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        return text
+    }
+
+    private struct Claims: Decodable {
+        var amr: [Method]?
+        var email: String?
+        var phone: String?
+        var is_anonymous: Bool?
+        var app_metadata: AppMetadata?
+    }
+
+    private struct AppMetadata: Decodable {
+        var provider: String?
+    }
+
+    /// An `amr` entry; GoTrue writes objects (SSO ones with the `provider`), older servers strings.
+    private struct Method: Decodable {
+        var method: String?
+        var provider: String?
+
+        init(from decoder: any Decoder) throws {
+            if let text = try? decoder.singleValueContainer().decode(String.self) {
+                method = text
+                return
+            }
+            let container = try decoder.container(keyedBy: Keys.self)
+            method = try container.decodeIfPresent(String.self, forKey: .method)
+            provider = try? container.decodeIfPresent(String.self, forKey: .provider)
+        }
+
+        enum Keys: String, CodingKey { case method, provider }
+    }
+}

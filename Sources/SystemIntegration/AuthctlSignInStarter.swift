@@ -1,0 +1,89 @@
+import AuthCore
+import Foundation
+import Logging
+
+/// Starts the sign-in chosen on a "sign in again" notice by running `authctl login`: a browser
+/// sign-in as it is (authctl opens the browser and waits on its loopback listener), a password
+/// or code sign-in in a terminal window (`x-terminal-emulator`, else `xdg-terminal-exec`), where
+/// authctl asks. The window stays open after authctl ends so its last line can be read.
+public struct AuthctlSignInStarter: SignInStarter {
+    private let authctl: String
+    private let environment: [String: String]
+    private let logger: Logger
+
+    /// Creates a starter running `authctl` (by default the one installed beside this program)
+    /// with `environment` (the daemon's own: the desktop's display and bus are in it).
+    public init(authctl: String = AuthctlSignInStarter.authctlBesideThisProgram(),
+                environment: [String: String] = ProcessInfo.processInfo.environment, logger: Logger) {
+        self.authctl = authctl
+        self.environment = environment
+        self.logger = logger
+    }
+
+    /// `authctl` in the directory of the running executable (`make install` and the package put
+    /// authd and authctl's front together).
+    public static func authctlBesideThisProgram() -> String {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("authctl").path
+    }
+
+    /// Runs the sign-in and returns when it ends; cancelling the task ends it.
+    public func startSignIn(profile: String, plan: SignInAgainPlan) async {
+        guard let arguments = plan.authctlArguments(profile: profile) else { return }
+        guard let command = Self.command(authctl: authctl, arguments: arguments, inTerminal: plan.needsTerminal, environment: environment) else {
+            logger.notice("no terminal program to sign in again in (x-terminal-emulator or xdg-terminal-exec): run 'authctl login' in a terminal",
+                          metadata: ["session.profile": "\(profile)"])
+            return
+        }
+        logger.info("starting the sign-in chosen on the notice", metadata: ["session.profile": "\(profile)", "process.executable": "\(command[0])"])
+        let status = await Self.run(command, environment: environment)
+        logger.info("the sign-in chosen on the notice ended", metadata: ["session.profile": "\(profile)", "process.status": "\(status.map(String.init) ?? "not started")"])
+    }
+
+    /// The command line: authctl itself, or a terminal running it (nil when none is found).
+    static func command(authctl: String, arguments: [String], inTerminal: Bool, environment: [String: String]) -> [String]? {
+        guard inTerminal else { return [authctl] + arguments }
+        // sh keeps the window open after authctl ends, and passes every argument as it is.
+        let keptOpen = ["/bin/sh", "-c", #""$0" "$@"; printf '\nPress Enter to close. '; read -r _"#, authctl] + arguments
+        if let terminal = executable(named: "x-terminal-emulator", environment: environment) { return [terminal, "-e"] + keptOpen }
+        if let terminal = executable(named: "xdg-terminal-exec", environment: environment) { return [terminal] + keptOpen }
+        return nil
+    }
+
+    /// The first executable `name` on `PATH`.
+    static func executable(named name: String, environment: [String: String]) -> String? {
+        let path = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs `command` with standard input from /dev/null and the daemon's output, and returns its
+    /// exit status (nil when it could not start). Cancelling the task terminates it.
+    private static func run(_ command: [String], environment: [String: String]) async -> Int32? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        let ended = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { finished in
+            ended.continuation.yield(finished.terminationStatus)
+            ended.continuation.finish()
+        }
+        do { try process.run() } catch { return nil }
+        let running = Running(process)
+        return await withTaskCancellationHandler {
+            var iterator = ended.stream.makeAsyncIterator()
+            return await iterator.next()
+        } onCancel: {
+            running.terminate()
+        }
+    }
+
+    /// The started process, for the cancellation handler. Unchecked: it only sends SIGTERM,
+    /// which `Process.terminate` does with one `kill` call, safe from any thread.
+    private final class Running: @unchecked Sendable {
+        private let process: Process
+        init(_ process: Process) { self.process = process }
+        func terminate() { if process.isRunning { process.terminate() } }
+    }
+}

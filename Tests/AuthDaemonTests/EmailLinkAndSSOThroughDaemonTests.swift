@@ -1,0 +1,95 @@
+import AuthCore
+import AuthdClient
+import AuthProtocol
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// Emailed links that come back to authd, confirmations sent again and SSO's start, with the
+/// real socket and `FakeGoTrue`.
+@Suite struct EmailLinkAndSSOThroughDaemonTests {
+    let loopback = "http://127.0.0.1:41234/callback"
+    typealias Refusal = AnonymousAndTakeOverThroughDaemonTests
+
+    /// The message of a refusal, as the daemon wrote it.
+    static func message(_ error: AuthdError?) -> String {
+        guard let error else { return "(accepted)" }
+        if case .rejected(_, let message) = error { return message }
+        return error.localizedDescription
+    }
+
+    @Test func aCodeSentWithALinkWaitsForItAndATokenHashLinkSignsIn() async throws {
+        try await DaemonHarness.run { daemon in
+            let sent = try await offPool {
+                try daemon.connect().call(Methods.SendCode.self, .init(email: "a@example.com", redirectTo: self.loopback))
+            }
+            let flowID = try #require(sent.flowID)
+            let link = try #require(daemon.api.links.last ?? nil)
+            #expect(link.redirectTo == "\(loopback)?authd_flow=\(flowID)" && !link.codeChallenge.isEmpty)
+            // A link for a flow of someone else's making (no binding) completes nothing.
+            let stranger = try await Refusal.refusal(daemon, Methods.OAuthComplete.self,
+                                                     .init(flowID: flowID, callbackURL: "\(loopback)?token_hash=good-token-hash&type=email"))
+            #expect(stranger != nil)
+            let status = try await offPool {
+                try daemon.connect().call(Methods.OAuthComplete.self,
+                                          .init(flowID: flowID, callbackURL: "\(self.loopback)?authd_flow=\(flowID)&token_hash=good-token-hash&type=email"))
+            }
+            #expect(status.state == "signed_in")
+            // Used once.
+            let again = try await Refusal.refusal(daemon, Methods.OAuthComplete.self,
+                                                  .init(flowID: flowID, callbackURL: "\(loopback)?authd_flow=\(flowID)&token_hash=good-token-hash&type=email"))
+            #expect(again != nil)
+        }
+    }
+
+    @Test func aTokenHashSignsInOnlyThroughAnEmailLinksFlow() async throws {
+        try await DaemonHarness.run { daemon in
+            // No flow at all: an app-scheme link opened from a web page signs nobody in.
+            let unasked = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm?token_hash=good-token-hash&type=email"))
+            #expect(unasked != nil)
+            // A provider sign-in's flow does not take a token hash either.
+            let begun = try await offPool { try daemon.connect().call(Methods.OAuthBegin.self, .init(provider: "github", redirectTo: "myapp://confirm")) }
+            let refused = try await Refusal.refusal(daemon, Methods.OAuthComplete.self,
+                                                    .init(callbackURL: "myapp://confirm?token_hash=good-token-hash&type=email"))
+            guard case .browserSignInFailed(let message)? = refused else { Issue.record("expected a refusal, got \(String(describing: refused))"); return }
+            #expect(message.contains("neither a code nor an error"))
+            #expect(!begun.flowID.isEmpty)
+            #expect(try await offPool { try daemon.connect().call(Methods.Status.self, ProfileParameters()) }.state == "signed_out")
+        }
+    }
+
+    @Test func linksAndResendsAreCheckedBeforeAnythingIsSent() async throws {
+        try await DaemonHarness.run { daemon in
+            let sms = try await Refusal.refusal(daemon, Methods.SendCode.self, .init(phone: "+15551234567", redirectTo: loopback))
+            #expect(Self.message(sms).contains("a text message carries only the code"))
+            let remote = try await Refusal.refusal(daemon, Methods.SendCode.self, .init(email: "a@example.com", redirectTo: "http://example.com/cb"))
+            #expect(Self.message(remote).contains("loopback address"))
+            let mismatched = try await Refusal.refusal(daemon, Methods.Resend.self, .init(phone: "+15551234567", type: "signup"))
+            #expect(Self.message(mismatched).contains("goes with an 'email'"))
+            let unknown = try await Refusal.refusal(daemon, Methods.Resend.self, .init(email: "a@example.com", type: "invite"))
+            #expect(Self.message(unknown).contains("'type' must be one of"))
+            #expect(daemon.api.links.isEmpty)
+            let resent = try await offPool { try daemon.connect().call(Methods.Resend.self, .init(email: "a@example.com")) }
+            #expect(resent.sentTo == "a@example.com" && resent.flowID == nil)
+        }
+    }
+
+    @Test func singleSignOnStartsInTheBrowserAndAnUnknownDomainSaysSo() async throws {
+        try await DaemonHarness.run { daemon in
+            let begun = try await offPool { try daemon.connect().call(Methods.SingleSignOnBegin.self, .init(domain: "Example.com", redirectTo: self.loopback)) }
+            #expect(begun.url.hasPrefix("https://idp.example.test/saml?code_challenge=") && begun.expiresIn == 300)
+            let unknown = try await Refusal.refusal(daemon, Methods.SingleSignOnBegin.self, .init(domain: "unknown.example", redirectTo: loopback))
+            guard case .browserSignInFailed(let message)? = unknown else { Issue.record("expected a refusal, got \(String(describing: unknown))"); return }
+            #expect(message.contains("no SSO provider"))
+            for bad in [Methods.SingleSignOnBegin.Parameters(redirectTo: loopback),
+                        .init(domain: "example.com", providerID: "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", redirectTo: loopback),
+                        .init(domain: "not a domain", redirectTo: loopback), .init(providerID: "../etc", redirectTo: loopback)] {
+                let refused = try await Refusal.refusal(daemon, Methods.SingleSignOnBegin.self, bad)
+                guard case .rejected(_, let message)? = refused else { Issue.record("accepted \(bad)"); continue }
+                #expect(message.hasPrefix("invalid params"))
+            }
+            let badIdentity = try await Refusal.refusal(daemon, Methods.UnlinkIdentity.self, .init(identityID: "../../factors"))
+            #expect(Self.message(badIdentity).contains("'identity_id' must be"))
+        }
+    }
+}
