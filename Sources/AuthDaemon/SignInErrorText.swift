@@ -152,6 +152,10 @@ enum SignInErrorText {
         case .invalidResponse(let detail):
             return .application(.serverError, "unexpected answer from the server: \(detail)")
         case .http(let status, _, let message, _):
+            if status == 429, case .http(_, let code?, _, _) = failure, code == "over_email_send_rate_limit" || code == "over_sms_send_rate_limit" {
+                // GoTrue says how long to wait; the message sent moments ago still works.
+                return .application(.rateLimited, "a message went to that address moments ago: use it, or ask again later (\(message.prefix(200)))")
+            }
             if status == 429 { return .application(.rateLimited, "too many attempts; wait a little and try again") }
             if status >= 500 { return .application(.serverError, "the server failed (\(message)); try again later") }
             return nil
