@@ -14,8 +14,16 @@ extension DevAuthAPI {
                                      request: request)
         }
         let createUser = body["create_user"] as? Bool ?? true
+        // A magic link's PKCE fields (`DevEmailLinks.swift`); an SMS code ignores them once checked, as GoTrue does.
+        let pkce = Self.pkceChallenge(in: body, request: request)
+        if let refusal = pkce.refusal { return refusal }
+        let link = linkOptions(request, pkce: pkce.challenge)
         return state.withLock { store -> DevResponse in
             var user = phone.isEmpty ? store.user(email: email) : store.user(phone: phone)
+            // GoTrue's flow state fails on an unknown method after its otp_disabled check, changing nothing.
+            if phone.isEmpty, let challenge = pkce.challenge, challenge.method == nil, user != nil || createUser {
+                return Self.unexpectedFailure(request)
+            }
             if user == nil {
                 guard createUser else { return DevError.response(422, "otp_disabled", "Signups not allowed for otp", request: request) }
                 let created = DevUser(id: UUID().uuidString.lowercased(), email: email, phone: phone, passwordDigest: "",
@@ -26,7 +34,11 @@ extension DevAuthAPI {
             }
             guard let user else { return DevError.response(500, "unexpected_failure", "Unexpected failure", request: request) }
             if phone.isEmpty {
-                sendCode(to: user, purpose: "email", type: user.emailConfirmedAt == nil ? "signup" : "magiclink", store: &store, now: now)
+                let type = user.emailConfirmedAt == nil ? "signup" : "magiclink"
+                if let challenge = pkce.challenge {
+                    keepEmailFlowState(userID: user.id, method: type == "signup" ? "email/signup" : "magiclink", challenge: challenge, store: &store, now: now)
+                }
+                sendCode(to: user, purpose: "email", type: type, link: link, store: &store, now: now)
                 return .json(200, [String: Any]())
             }
             sendCode(to: user, purpose: "sms", type: "sms", store: &store, now: now)
@@ -39,9 +51,13 @@ extension DevAuthAPI {
         guard let type = body["type"] as? String, !type.isEmpty else {
             return DevError.response(400, "validation_failed", "Verify requires a verification type", request: request)
         }
-        guard let token = body["token"] as? String, !token.isEmpty else {
-            return DevError.response(400, "validation_failed", "Verify requires a token or a token hash", request: request)
+        let token = body["token"] as? String ?? ""
+        let tokenHash = body["token_hash"] as? String ?? ""
+        // GoTrue's POST /verify takes exactly one of them; a token hash needs no address.
+        guard token.isEmpty != tokenHash.isEmpty else {
+            return DevError.response(400, "validation_failed", "Verify requires either a token or a token hash", request: request)
         }
+        if !tokenHash.isEmpty { return verifyTokenHash(body, type: type, tokenHash: tokenHash, request: request, now: now) }
         let purpose: String
         switch type {
         case "email", "signup", "magiclink", "invite": purpose = "email"
@@ -81,10 +97,20 @@ extension DevAuthAPI {
         guard Self.looksLikeEmail(email) else {
             return DevError.response(400, "validation_failed", "Unable to validate email address: invalid format", request: request)
         }
-        state.withLock { store in
-            if let user = store.user(email: email) { sendCode(to: user, purpose: "recovery", type: "recovery", store: &store, now: now) }
+        let pkce = Self.pkceChallenge(in: body, request: request)
+        if let refusal = pkce.refusal { return refusal }
+        let link = linkOptions(request, pkce: pkce.challenge)
+        let failed = state.withLock { store -> Bool in
+            guard let user = store.user(email: email) else { return false }
+            if let challenge = pkce.challenge {
+                // GoTrue makes the flow state only for a known address: an unknown method fails there.
+                guard challenge.method != nil else { return true }
+                keepEmailFlowState(userID: user.id, method: "recovery", challenge: challenge, store: &store, now: now)
+            }
+            sendCode(to: user, purpose: "recovery", type: "recovery", link: link, store: &store, now: now)
+            return false
         }
-        return .json(200, [String: Any]())
+        return failed ? Self.unexpectedFailure(request) : .json(200, [String: Any]())
     }
 
     /// `PUT /user`. A new password ends every other session of the user, as GoTrue does. A new
@@ -127,6 +153,7 @@ extension DevAuthAPI {
             if current.isAnonymous, let password, !password.isEmpty, newEmail == nil, newPhone == nil {
                 return DevError.response(422, "validation_failed", "Updating password of an anonymous user without an email or phone is not allowed", request: request)
             }
+            if let refusal = ssoManagedRefusal(current, body: body, newEmail: newEmail, newPhone: newPhone, request: request) { return refusal }
             if let newEmail, newEmail != current.email, store.user(email: newEmail) != nil {
                 return DevError.response(422, "email_exists", "A user with this email address has already been registered", request: request)
             }
@@ -168,7 +195,7 @@ extension DevAuthAPI {
                     current.confirmEmailChange(now: now)
                 } else {
                     current.newEmail = newEmail
-                    sendCode(to: current, purpose: "email_change", type: "email_change", store: &store, now: now)
+                    sendCode(to: current, purpose: "email_change", type: "email_change", link: linkOptions(request, pkce: nil), store: &store, now: now)
                 }
             }
             if let newPhone, newPhone != current.phone {
@@ -195,10 +222,10 @@ extension DevAuthAPI {
         guard user.emailConfirmedAt != nil else {
             return DevError.response(422, "email_not_confirmed", "Please verify your email first.", request: request)
         }
-        // GoTrue's SMTP_MAX_FREQUENCY: one code a minute.
+        // GoTrue's SMTP_MAX_FREQUENCY: one code a minute (unless the dev setting changed it).
         let waitLeft = state.withLock { store -> Int? in
-            if let sent = store.codes["\(user.email) reauthentication"], now.timeIntervalSince(sent.sentAt) < 60 {
-                return Int(60 - now.timeIntervalSince(sent.sentAt))
+            if let sent = store.codes["\(user.email) reauthentication"], now.timeIntervalSince(sent.sentAt) < store.smtpMaxFrequency {
+                return Int(store.smtpMaxFrequency - now.timeIntervalSince(sent.sentAt))
             }
             sendCode(to: user, purpose: "reauthentication", type: "reauthentication", store: &store, now: now)
             return nil
@@ -210,7 +237,8 @@ extension DevAuthAPI {
     }
 
     /// `GET /admin/dev/outbox?to=ADDRESS`: the messages sent to an address (all when absent), oldest first.
-    /// Each is `{to, channel, type, code, sent_at, text}`; MFA phone challenges have type `mfa`
+    /// Each is `{to, channel, type, code, sent_at, text}`, and an email with a link also has
+    /// `link` and `token_hash` (`DevEmailLinks.swift`); MFA phone challenges have type `mfa`
     /// and channel `sms` (or `whatsapp` when the challenge asked for it).
     func outbox(_ request: DevRequest) -> DevResponse {
         let wanted = request.query["to"].map { $0.contains("@") ? $0.lowercased() : DevStore.normalizedPhone($0) }
@@ -220,15 +248,20 @@ extension DevAuthAPI {
 
     /// `POST /admin/dev/settings {"mailer_autoconfirm": false}`: switches email confirmation.
     /// Also `captcha_token`, `update_password_require_reauthentication`, `reauthentication_window`,
-    /// `anonymous_users` (GoTrue's `EXTERNAL_ANONYMOUS_USERS_ENABLED`) and `allow_low_aal`
-    /// (GoTrue's `SESSIONS_ALLOW_LOW_AAL` in seconds; `null` or 0 turns it off).
+    /// `anonymous_users` (GoTrue's `EXTERNAL_ANONYMOUS_USERS_ENABLED`), `allow_low_aal`
+    /// (GoTrue's `SESSIONS_ALLOW_LOW_AAL` in seconds; `null` or 0 turns it off), `manual_linking`
+    /// and `saml_enabled` (`DevIdentities.swift`).
+    /// `smtp_max_frequency` and `sms_max_frequency` (seconds) are GoTrue's limits on sending again.
     /// `body` has its `null`s dropped already, so a `null` is looked for in the raw `request`.
     func changeSettings(_ body: [String: Any], request: DevRequest) -> DevResponse {
         if let autoconfirm = body["mailer_autoconfirm"] as? Bool { state.withLock { $0.mailerAutoconfirm = autoconfirm } }
         if let captcha = body["captcha_token"] as? String { state.withLock { $0.captchaToken = captcha.isEmpty ? nil : captcha } }
         if let required = body["update_password_require_reauthentication"] as? Bool { state.withLock { $0.requireReauthentication = required } }
         if let window = body["reauthentication_window"] as? Double, window >= 0 { state.withLock { $0.reauthenticationWindow = window } }
+        if let frequency = body["smtp_max_frequency"] as? Double, frequency >= 0 { state.withLock { $0.smtpMaxFrequency = frequency } }
+        if let frequency = body["sms_max_frequency"] as? Double, frequency >= 0 { state.withLock { $0.smsMaxFrequency = frequency } }
         if let anonymous = body["anonymous_users"] as? Bool { state.withLock { $0.anonymousUsers = anonymous } }
+        changeLinkingSettings(body)
         if let allowance = body["allow_low_aal"] as? Double, allowance >= 0 {
             state.withLock { $0.allowLowAAL = allowance > 0 ? allowance : nil }
         } else if ((try? JSONSerialization.jsonObject(with: request.body)) as? [String: Any])?["allow_low_aal"] is NSNull {
@@ -248,8 +281,10 @@ extension DevAuthAPI {
     }
 
     /// Makes a 6-digit code for `purpose`, replacing an earlier one, and "sends" it. A change's code
-    /// goes to the new address; `channel` is the SMS channel (`sms` or `whatsapp`).
-    func sendCode(to user: DevUser, purpose: String, type: String, channel: String = "sms", store: inout DevStore, now: Date) {
+    /// goes to the new address; `channel` is the SMS channel (`sms` or `whatsapp`). An email of a
+    /// link type carries a link made by `link` (`DevEmailLinks.swift`).
+    func sendCode(to user: DevUser, purpose: String, type: String, channel: String = "sms", link: DevLinkOptions = DevLinkOptions(),
+                  store: inout DevStore, now: Date) {
         let address: String
         switch purpose {
         case "sms": address = user.phone
@@ -260,8 +295,13 @@ extension DevAuthAPI {
         let isSMS = ["sms", "phone_change"].contains(purpose)
         var generator = SystemRandomNumberGenerator()
         let code = String(format: "%06d", Int(generator.next(upperBound: UInt(1_000_000))))
-        store.codes["\(address) \(purpose)"] = DevOneTimeCode(code: code, purpose: purpose, userID: user.id, sentAt: now)
-        deliver(DevMessage(to: address, channel: isSMS ? channel : "email", type: type, code: code, sentAt: now), store: &store)
+        let tokenHash = Self.tokenHash(address: address, code: code, pkce: link.pkce)
+        store.codes["\(address) \(purpose)"] = DevOneTimeCode(code: code, purpose: purpose, userID: user.id, sentAt: now, type: type, tokenHash: tokenHash)
+        var message = DevMessage(to: address, channel: isSMS ? channel : "email", type: type, code: code, sentAt: now)
+        if !isSMS, let fields = linkFields(type: type, tokenHash: tokenHash, redirectTo: link.redirectTo) {
+            (message.link, message.tokenHash) = (fields.link, fields.tokenHash)
+        }
+        deliver(message, store: &store)
     }
 
     /// "Sends" a message: into the outbox, and into `DevServerOptions.outboxFile` when set.
@@ -276,8 +316,11 @@ extension DevAuthAPI {
 extension DevMessage {
     /// The message as the outbox shows it.
     var json: [String: Any] {
-        ["to": to, "channel": channel, "type": type, "code": code, "sent_at": DevAuthAPI.timestamp(sentAt),
-         "text": channel == "email" ? "Your \(type) code is \(code)" : "Your code is \(code)"]
+        var json: [String: Any] = ["to": to, "channel": channel, "type": type, "code": code, "sent_at": DevAuthAPI.timestamp(sentAt),
+                                   "text": channel == "email" ? "Your \(type) code is \(code)" : "Your code is \(code)"]
+        if let link { json["link"] = link }
+        if let tokenHash { json["token_hash"] = tokenHash }
+        return json
     }
 }
 

@@ -10,11 +10,12 @@ import Foundation
 ///   sign-up (checked before routing).
 /// - Such a user becomes permanent, keeping its id, once an email or phone change is confirmed
 ///   (`PUT /user`, `POST /verify` of type `email_change` or `phone_change`); until then
-///   `PUT /user` refuses a password that comes without an email or phone.
+///   `PUT /user` refuses a password that comes without an email or phone. Linking an OAuth
+///   identity (`DevIdentities.swift`) makes it permanent too, with the identity's email.
 /// - `/factors` refuses tokens whose `is_anonymous` claim is true.
 ///
-/// Not modelled: GoTrue's per-IP limit on anonymous sign-ins (`RATE_LIMIT_ANONYMOUS_USERS`),
-/// linking an OAuth identity to an anonymous user, and the clean-up of old anonymous users.
+/// Not modelled: GoTrue's per-IP limit on anonymous sign-ins (`RATE_LIMIT_ANONYMOUS_USERS`)
+/// and the clean-up of old anonymous users.
 extension DevAuthAPI {
     /// `POST /signup` without an email or phone.
     func signUpAnonymously(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {

@@ -16,6 +16,16 @@ import Synchronization
 ///
 /// Anonymous sign-ins (`DevAnonymousUsers.swift`): `POST /signup` without an email or phone, when
 /// the dev setting `anonymous_users` is on (the default here; GoTrue's default project has it off).
+///
+/// Email links (`DevEmailLinks.swift`): PKCE for `/otp`, `/signup`, `/recover` and `/resend`,
+/// each email's `link` and `token_hash` in the outbox, the click (`GET /verify`), `POST /verify`
+/// with a `token_hash`, and `POST /resend`.
+///
+/// Linked identities (`DevIdentities.swift`): the user object's `identities`,
+/// `GET /user/identities/authorize` through the simulated provider's `GET /callback`, and
+/// `DELETE /user/identities/{id}`, under the dev setting `manual_linking` (on here). Enterprise
+/// SSO (`DevSSO.swift`): `POST /sso` through a simulated SAML IdP page; `POST /admin/dev/sso`
+/// registers providers.
 public final class DevAuthAPI: Sendable {
     let state: Mutex<DevStore>
     let options: DevServerOptions
@@ -47,8 +57,9 @@ public final class DevAuthAPI: Sendable {
         }
         // Browsers reach /authorize (and the provider's /callback) without an apikey header: the
         // Supabase gateway leaves those routes open, and so does this server.
-        // The JWKS is public too, as on Supabase.
-        let openRoute = path.hasPrefix("/admin/dev") || (request.method == "GET" && ["/authorize", "/callback", "/.well-known/jwks.json"].contains(path))
+        // The JWKS is public too, as on Supabase, and so is GET /verify: an email's link is opened
+        // by a browser or mail client that has no apikey.
+        let openRoute = path.hasPrefix("/admin/dev") || (request.method == "GET" && ["/authorize", "/callback", "/.well-known/jwks.json", "/verify"].contains(path))
         if let anonKey = options.anonKey, !openRoute, request.headers["apikey"] != anonKey {
             return .json(401, ["message": "Invalid API key", "hint": "Double check your Supabase `anon` or `service_role` API key."])
         }
@@ -83,14 +94,20 @@ public final class DevAuthAPI: Sendable {
             return authenticated(request, now: now) { user, _ in reauthenticate(user: user, request: request, now: now) }
         case ("POST", "/otp"):
             return withBody(request) { sendOneTimeCode($0, request: request, now: now) }
+        case ("GET", "/verify"):
+            return verifyLink(request, now: now)
         case ("POST", "/verify"):
             return withBody(request) { verify($0, request: request, now: now) }
         case ("POST", "/recover"):
             return withBody(request) { recover($0, request: request, now: now) }
+        case ("POST", "/resend"):
+            return withBody(request) { resend($0, request: request, now: now) }
         case ("GET", "/authorize"):
             return authorize(request, now: now)
         case (_, let factorPath) where factorPath == "/factors" || factorPath.hasPrefix("/factors/"):
             return factors(request, path: factorPath, now: now)
+        case (_, let linkingPath) where Self.isIdentityOrSSORoute(linkingPath):
+            return identitiesAndSSO(request, path: linkingPath, now: now)
         case ("GET", "/admin/dev/outbox"):
             return outbox(request)
         case ("POST", "/admin/dev/settings"):
@@ -131,7 +148,7 @@ public final class DevAuthAPI: Sendable {
                 ["refresh_grants": $0.refreshGrants, "sessions": $0.sessions.count, "users": $0.users.count, "requests": $0.requestCounts]
             })
         default:
-            if ["/health", "/settings", "/signup", "/token", "/user", "/logout", "/otp", "/verify", "/recover", "/authorize", "/reauthenticate"].contains(path) {
+            if ["/health", "/settings", "/signup", "/token", "/user", "/logout", "/otp", "/verify", "/recover", "/resend", "/authorize", "/reauthenticate"].contains(path) {
                 return DevError.response(405, "method_not_allowed", "Method not allowed", request: request)
             }
             return DevError.response(404, "not_found", "Not found", request: request)
@@ -146,6 +163,8 @@ public final class DevAuthAPI: Sendable {
         guard request.method == "POST", let accepted = state.withLock({ $0.captchaToken }) else { return nil }
         switch path {
         case "/signup", "/otp", "/magiclink", "/recover", "/resend": break
+        // GoTrue checks that SAML is on before the CAPTCHA of `POST /sso`.
+        case "/sso" where state.withLock({ $0.linking.samlEnabled }): break
         case "/token" where !["refresh_token", "pkce", "id_token"].contains(request.query["grant_type"] ?? ""): break
         default: return nil
         }
@@ -180,7 +199,7 @@ public final class DevAuthAPI: Sendable {
         var external: [String: Any] = ["email": true, "phone": true, "anonymous_users": state.withLock { $0.anonymousUsers }]
         for provider in Self.oauthProviders { external[provider] = true }
         return ["external": external, "disable_signup": false, "mailer_autoconfirm": state.withLock { $0.mailerAutoconfirm },
-                "phone_autoconfirm": false, "sms_provider": "dev-outbox", "saml_enabled": false]
+                "phone_autoconfirm": false, "sms_provider": "dev-outbox", "saml_enabled": state.withLock { $0.linking.samlEnabled }]
     }
 
     private func signUp(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
@@ -199,6 +218,14 @@ public final class DevAuthAPI: Sendable {
             return DevError.response(422, "weak_password", "Password should be at least 6 characters.", request: request,
                                      extra: ["weak_password": ["reasons": ["length"]]])
         }
+        // GoTrue answers a phone sign-up's tokens in the body, so it refuses PKCE there; then the
+        // PKCE fields' own checks (`DevEmailLinks.swift`).
+        if !phone.isEmpty, !Self.isAbsent(body["code_challenge"]) {
+            return DevError.response(400, "validation_failed", "PKCE not supported for phone signups", request: request)
+        }
+        let pkce = Self.pkceChallenge(in: body, request: request)
+        if let refusal = pkce.refusal { return refusal }
+        let link = linkOptions(request, pkce: pkce.challenge)
         let metadata = body["data"] as? [String: Any] ?? [:]
         return state.withLock { store -> DevResponse in
             if (!phone.isEmpty && store.user(phone: phone) != nil) || (phone.isEmpty && store.user(email: email) != nil) {
@@ -215,8 +242,13 @@ public final class DevAuthAPI: Sendable {
                 store.users[user.id] = user
                 return .json(200, issueSession(for: user, method: "password", store: &store, now: now))
             }
+            if phone.isEmpty, let challenge = pkce.challenge {
+                // Made in GoTrue's sign-up transaction: an unknown method leaves no user behind.
+                guard challenge.method != nil else { return Self.unexpectedFailure(request) }
+                keepEmailFlowState(userID: user.id, method: "email/signup", challenge: challenge, store: &store, now: now)
+            }
             store.users[user.id] = user
-            sendCode(to: user, purpose: phone.isEmpty ? "email" : "sms", type: "signup", store: &store, now: now)
+            sendCode(to: user, purpose: phone.isEmpty ? "email" : "sms", type: "signup", link: link, store: &store, now: now)
             var bare = userJSON(user)
             bare["confirmation_sent_at"] = Self.timestamp(now)
             return .json(200, bare)
@@ -401,7 +433,7 @@ public final class DevAuthAPI: Sendable {
         let claims: [String: Any] = [
             "iss": issuer, "sub": user.id, "aud": "authenticated", "exp": expiresAt, "iat": issuedAt,
             "email": user.email, "phone": user.phone, "role": "authenticated", "aal": session.claimedAAL,
-            "amr": session.amrClaim, "session_id": session.id, "is_anonymous": user.isAnonymous,
+            "amr": session.amrClaim(for: user), "session_id": session.id, "is_anonymous": user.isAnonymous,
             "app_metadata": appMetadata(user), "user_metadata": userMetadata(user),
         ]
         let accessToken = signer.sign(claims)
@@ -434,12 +466,7 @@ public final class DevAuthAPI: Sendable {
     /// The user object as GoTrue answers it (every field the official clients require).
     func userJSON(_ user: DevUser) -> [String: Any] {
         let created = Self.timestamp(user.createdAt)
-        let identities: [[String: Any]] = user.providers.map { provider in
-            ["identity_id": UUID().uuidString.lowercased(), "id": provider == "phone" ? user.phone : user.id, "user_id": user.id,
-             "identity_data": ["email": user.email, "email_verified": user.emailConfirmedAt != nil,
-                               "phone_verified": user.phoneConfirmedAt != nil, "sub": user.id],
-             "provider": provider, "last_sign_in_at": created, "created_at": created, "updated_at": created, "email": user.email]
-        }
+        let identities = user.identities.map(\.json)
         var json: [String: Any] = [
             "id": user.id, "aud": "authenticated", "role": "authenticated", "email": user.email, "phone": user.phone,
             "app_metadata": appMetadata(user), "user_metadata": userMetadata(user), "identities": identities,

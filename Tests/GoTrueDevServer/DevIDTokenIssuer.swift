@@ -81,16 +81,27 @@ extension DevAuthAPI {
         }
         let email = claims["email"] as? String ?? ""
         return state.withLock { store in
-            .json(200, issueSession(for: linkedUser(email: email, provider: provider, store: &store, now: now), method: "oauth", store: &store, now: now))
+            .json(200, issueSession(for: linkedUser(email: email, provider: provider, subject: claims["sub"] as? String, store: &store, now: now),
+                                    method: "oauth", store: &store, now: now))
         }
     }
 
-    /// The user with `email`, created (confirmed) when new, with `provider` linked.
-    func linkedUser(email: String, provider: String, store: inout DevStore, now: Date) -> DevUser {
-        var user = store.user(email: email) ?? DevUser(id: UUID().uuidString.lowercased(), email: email.lowercased(), passwordDigest: "",
+    /// GoTrue's account linking for an OAuth sign-in (`DetermineAccountLinking`): the user who
+    /// already has the identity `provider`/`subject`; else the user with the (verified) `email`,
+    /// who gets that identity; else a new confirmed user with it. `subject` defaults to the one
+    /// the simulated provider gives `email` (`providerSubject`), the `sub` of a minted ID token.
+    func linkedUser(email: String, provider: String, subject: String? = nil, store: inout DevStore, now: Date) -> DevUser {
+        let email = email.lowercased()
+        let subject = subject ?? Self.providerSubject(provider, email: email)
+        if var owner = store.identityOwner(provider: provider, subject: subject) {
+            owner.recordSignIn(provider: provider, subject: subject, now: now)
+            store.users[owner.id] = owner
+            return owner
+        }
+        var user = store.user(email: email) ?? DevUser(id: UUID().uuidString.lowercased(), email: email, passwordDigest: "",
                                                         userMetadataJSON: Data("{}".utf8), createdAt: now, updatedAt: now,
                                                         lastSignInAt: nil, providers: [])
-        if !user.providers.contains(provider) { user.providers.append(provider) }
+        user.addIdentity(oauthIdentity(provider: provider, subject: subject, email: email, userID: user.id, now: now))
         user.emailConfirmedAt = user.emailConfirmedAt ?? now
         user.lastSignInAt = now
         store.users[user.id] = user

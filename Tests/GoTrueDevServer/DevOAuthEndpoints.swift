@@ -44,6 +44,10 @@ extension DevAuthAPI {
             return DevError.response(400, "validation_failed", "invalid request: both auth code and code verifier should be non-empty", request: request)
         }
         return state.withLock { store -> DevResponse in
+            // The code of a clicked email link (`DevEmailLinks.swift`), checked in GoTrue's order.
+            if let emailFlow = store.emailFlowStates.first(where: { $0.authCode == authCode }) {
+                return emailLinkGrant(emailFlow, verifier: verifier, request: request, store: &store, now: now)
+            }
             guard let flow = store.flowStates[authCode] else {
                 return DevError.response(404, "flow_state_not_found", "invalid flow state, no valid flow state found", request: request)
             }
@@ -56,16 +60,31 @@ extension DevAuthAPI {
                 return DevError.response(403, "bad_code_verifier", "code challenge does not match previously saved code verifier", request: request)
             }
             store.flowStates[authCode] = nil
-            let user = linkedUser(email: flow.email, provider: flow.provider, store: &store, now: now)
-            var session = issueSession(for: user, method: "oauth", store: &store, now: now)
-            session["provider_token"] = "dev-provider-token-\(Self.randomToken())"
-            session["provider_refresh_token"] = "dev-provider-refresh-\(Self.randomToken())"
+            var user: DevUser
+            if let userID = flow.userID {
+                // A link or an SSO sign-in settled the user before the redirect, as GoTrue's flow state records.
+                guard let settled = store.users[userID] else {
+                    return DevError.response(404, "user_not_found", "User not found", request: request)
+                }
+                user = settled
+                user.lastSignInAt = now
+                store.users[user.id] = user
+            } else {
+                user = linkedUser(email: flow.email, provider: flow.provider, store: &store, now: now)
+            }
+            var session = issueSession(for: user, method: flow.authenticationMethod, store: &store, now: now)
+            // Only an OAuth provider hands out tokens of its own; a SAML IdP has none.
+            if flow.authenticationMethod == "oauth" {
+                session["provider_token"] = "dev-provider-token-\(Self.randomToken())"
+                session["provider_refresh_token"] = "dev-provider-refresh-\(Self.randomToken())"
+            }
             return .json(200, session)
         }
     }
 
     /// `POST /admin/dev/oauth {"email"?, "error"?, "error_code"?, "error_description"?}`: who the
-    /// simulated provider signs in, or the error it sends the next browser back with.
+    /// simulated provider signs in, or the error it sends the next browser back with (on
+    /// `/authorize` and on a link's `/callback` alike).
     func setProviderBehaviour(_ body: [String: Any]) -> DevResponse {
         state.withLock { store in
             if let email = body["email"] as? String { store.provider.email = email.lowercased() }
@@ -78,7 +97,7 @@ extension DevAuthAPI {
 
     /// A loopback IP literal or an allow-listed URL; anything else falls back to the site URL,
     /// as GoTrue does with a `redirect_to` it does not accept.
-    private func acceptedRedirect(_ wanted: String?) -> String {
+    func acceptedRedirect(_ wanted: String?) -> String {
         guard let wanted, let url = URLComponents(string: wanted), let scheme = url.scheme?.lowercased() else { return options.externalURL }
         let host = (url.host ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         if scheme == "http", host.hasPrefix("127.") || host == "::1" { return wanted }
@@ -86,7 +105,7 @@ extension DevAuthAPI {
         return options.externalURL
     }
 
-    private static func redirect(to target: String, adding items: [URLQueryItem]) -> DevResponse {
+    static func redirect(to target: String, adding items: [URLQueryItem]) -> DevResponse {
         var query = URLComponents()
         query.queryItems = items
         let encoded = (query.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")

@@ -34,6 +34,13 @@ struct DevUser: Sendable {
     /// and on every `POST /verify`, but an anonymous sign-up writes none (its `app_metadata` is
     /// `{}`), and neither does a conversion `PUT /user` confirms at once.
     var appMetadataListsProviders = true
+    /// Identities with details of their own (GoTrue's `identities` rows of OAuth and SSO sign-ins
+    /// and of manual links), oldest first. The `email` and `phone` identities that `providers`
+    /// lists without a record here are derived from the user (`DevIdentities.swift`).
+    var identityRecords: [DevIdentity] = []
+    /// GoTrue's `is_sso_user` (never shown in the user JSON): set on users an SSO sign-in created.
+    /// They may share an email with another user, so lookups by email or phone skip them.
+    var isSSOUser = false
 }
 
 /// A one-time code waiting to be verified.
@@ -43,6 +50,12 @@ struct DevOneTimeCode: Sendable {
     var purpose: String
     var userID: String
     var sentAt: Date
+    /// The outbox type it was sent as (`signup`, `magiclink`, `recovery`, …): which of GoTrue's
+    /// token columns it stands for when a token hash is verified.
+    var type = ""
+    /// GoTrue's stored token (`DevEmailLinks.swift`): the hash an email link carries, `pkce_` first
+    /// in the PKCE flow; empty for codes sent before links existed here.
+    var tokenHash = ""
 }
 
 /// A message the server "sent", readable through `/admin/dev/outbox`.
@@ -52,6 +65,10 @@ struct DevMessage: Sendable {
     var type: String
     var code: String
     var sentAt: Date
+    /// The `GET /verify` URL an email with a link carries (`DevEmailLinks.swift`); nil otherwise.
+    var link: String?
+    /// The email's `{{ .TokenHash }}`; nil when it has no link.
+    var tokenHash: String?
 }
 
 /// A PKCE flow between `/authorize` and the `pkce` grant.
@@ -61,6 +78,13 @@ struct DevFlowState: Sendable {
     var codeChallenge: String
     var email: String
     var createdAt: Date
+    /// The user the flow already signed in or linked before the browser came back (GoTrue's
+    /// `flow_state.user_id`, set by a link's callback or an SSO assertion); nil when the
+    /// exchange finds or creates the user by `email`.
+    var userID: String? = nil
+    /// The first `amr` method of the session the exchange gives (GoTrue's
+    /// `authentication_method`): `oauth`, or `sso/saml` after an SSO sign-in.
+    var authenticationMethod = "oauth"
 }
 
 /// What the simulated OAuth provider does on the next `/authorize`.
@@ -120,7 +144,19 @@ struct DevStore: Sendable {
     var codes: [String: DevOneTimeCode] = [:]
     var outbox: [DevMessage] = []
     var flowStates: [String: DevFlowState] = [:]
+    /// PKCE flow states of email links, oldest first (`DevEmailLinks.swift`): a click hands out
+    /// the code of the user's newest one for the link's type.
+    var emailFlowStates: [DevEmailFlowState] = []
+    /// GoTrue's `SMTP_MAX_FREQUENCY` in seconds (60 by default): how soon `/resend` and
+    /// `/reauthenticate` may email the same kind of code again. Set through
+    /// `POST /admin/dev/settings` (`smtp_max_frequency`), so that a test need not wait a minute.
+    var smtpMaxFrequency: TimeInterval = 60
+    /// GoTrue's `SMS_MAX_FREQUENCY` in seconds (60 by default), for `/resend` of `sms` and
+    /// `phone_change` codes. Set through `POST /admin/dev/settings` (`sms_max_frequency`).
+    var smsMaxFrequency: TimeInterval = 60
     var provider = DevProviderBehaviour()
+    /// Manual identity linking and enterprise SSO (`DevIdentities.swift`, `DevSSO.swift`).
+    var linking = DevLinkingState()
     /// `MAILER_AUTOCONFIRM`, changeable at run time.
     var mailerAutoconfirm = true
     /// GoTrue's `UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION` (secure password change): a password
@@ -142,14 +178,15 @@ struct DevStore: Sendable {
     var allowLowAAL: TimeInterval?
 
     func user(phone: String) -> DevUser? {
-        users.values.first { !$0.phone.isEmpty && $0.phone == Self.normalizedPhone(phone) }
+        // GoTrue's lookups by address leave SSO users out (`is_sso_user = false`).
+        users.values.first { !$0.isSSOUser && !$0.phone.isEmpty && $0.phone == Self.normalizedPhone(phone) }
     }
 
     /// GoTrue stores phone numbers as digits only.
     static func normalizedPhone(_ phone: String) -> String { phone.filter(\.isNumber) }
 
     func user(email: String) -> DevUser? {
-        users.values.first { !$0.email.isEmpty && $0.email.caseInsensitiveCompare(email) == .orderedSame }
+        users.values.first { !$0.isSSOUser && !$0.email.isEmpty && $0.email.caseInsensitiveCompare(email) == .orderedSame }
     }
 
     /// The factor `factorID` of the user `userID`; nil when that user has no such factor.

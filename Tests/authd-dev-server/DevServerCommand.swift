@@ -11,12 +11,15 @@ struct DevServerCommand: AsyncParsableCommand {
         abstract: "A GoTrue-compatible development server (Supabase Auth) on 127.0.0.1, state in memory.",
         discussion: """
             Serves under /auth/v1: /health, /settings, /signup, /token (password, refresh_token, id_token, pkce), /user, \
-            /logout, /otp, /verify, /recover, /reauthenticate, /authorize and /.well-known/jwks.json; and MFA: \
+            /logout, /otp, /verify (POST, and GET: an email's link), /recover, /resend, /reauthenticate, /authorize, \
+            /user/identities/authorize, DELETE /user/identities/{id}, /sso and /.well-known/jwks.json; and MFA: \
             POST /factors (totp or phone), POST /factors/{id}/challenge, POST /factors/{id}/verify, DELETE /factors/{id}. \
-            Phone MFA codes go to the outbox (GET /admin/dev/outbox) as messages of type "mfa". \
-            POST /admin/dev/settings changes mailer_autoconfirm, captcha_token, update_password_require_reauthentication, \
-            reauthentication_window, allow_low_aal (seconds an aal1 session of a user with a verified factor may live; null turns it off) \
-            and anonymous_users (anonymous sign-ins, on by default).
+            Messages go to the outbox (GET /admin/dev/outbox): phone MFA codes as type "mfa"; emails with a link carry it \
+            as "link", with its "token_hash". POST /admin/dev/sso {"domains":[…],"email":…} registers an SSO provider whose \
+            simulated IdP signs that email in. POST /admin/dev/settings changes mailer_autoconfirm, captcha_token, \
+            update_password_require_reauthentication, reauthentication_window, allow_low_aal (seconds an aal1 session of a \
+            user with a verified factor may live; null turns it off), anonymous_users (on by default), manual_linking (on by \
+            default), saml_enabled, and smtp_max_frequency / sms_max_frequency (seconds before a message is sent again; 60).
             """)
 
     @Option(help: "Address to bind.")

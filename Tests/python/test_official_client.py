@@ -391,3 +391,269 @@ def test_disabled_anonymous_sign_ins_raise_the_api_error(dev_server):
     assert disabled.value.status == 422
     assert disabled.value.message == "Anonymous sign-ins are disabled"
     assert auth.get_session() is None
+
+
+def browser_redirect(url: str) -> str:
+    """GETs `url` as a browser would and answers the Location of its redirect, not followed."""
+    import urllib.error
+    import urllib.request
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    with pytest.raises(urllib.error.HTTPError) as redirect:
+        urllib.request.build_opener(NoRedirect).open(url)
+    assert redirect.value.code in (302, 303)
+    return redirect.value.headers["Location"]
+
+
+def pkce_client(url: str) -> SyncGoTrueClient:
+    return SyncGoTrueClient(url=url, headers={"apikey": ANON_KEY}, auto_refresh_token=False, flow_type="pkce")
+
+
+APP_CALLBACK = "http://127.0.0.1:5999/callback"
+
+
+def test_link_identity_through_the_provider_then_unlink_it(dev_server, email):
+    auth = pkce_client(dev_server)
+    user_id = auth.sign_up({"email": email, "password": PASSWORD}).user.id
+    assert [i.provider for i in auth.get_user_identities().identities] == ["email"]
+    post_admin(dev_server, "/admin/dev/oauth", {"email": f"gh-{email}"})
+    start = auth.link_identity({"provider": "github", "options": {"redirect_to": APP_CALLBACK}})
+    assert start.url.startswith(f"{dev_server}/callback?state=")
+    location = browser_redirect(start.url)
+    assert location.startswith(f"{APP_CALLBACK}?code=")
+    linked = auth.exchange_code_for_session({"auth_code": location.split("code=", 1)[1]})
+    assert linked.user.id == user_id
+    assert linked.user.email == email
+    assert [i.provider for i in linked.user.identities] == ["email", "github"]
+    assert linked.user.app_metadata["providers"] == ["email", "github"]
+    identities = auth.get_user_identities().identities
+    github = next(i for i in identities if i.provider == "github")
+    assert github.identity_data["email"] == f"gh-{email}"
+    assert github.user_id == user_id
+
+    auth.unlink_identity(github)
+    left = auth.get_user_identities().identities
+    assert [i.provider for i in left] == ["email"]
+    with pytest.raises(AuthApiError) as last:
+        auth.unlink_identity(left[0])
+    assert last.value.code == "single_identity_not_deletable"
+    assert last.value.status == 422
+
+
+def test_linking_another_users_identity_comes_back_as_identity_already_exists(dev_server, email):
+    import urllib.parse
+    post_admin(dev_server, "/admin/dev/oauth", {"email": f"owner-{email}"})
+    owner = pkce_client(dev_server)
+    start = owner.sign_in_with_oauth({"provider": "github", "options": {"redirect_to": APP_CALLBACK}})
+    owner.exchange_code_for_session({"auth_code": browser_redirect(start.url).split("code=", 1)[1]})
+
+    auth = pkce_client(dev_server)
+    auth.sign_up({"email": email, "password": PASSWORD})
+    location = browser_redirect(auth.link_identity({"provider": "github", "options": {"redirect_to": APP_CALLBACK}}).url)
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)
+    assert query["error_code"] == ["identity_already_exists"]
+    assert query["error_description"] == ["Identity is already linked to another user"]
+    assert [i.provider for i in auth.get_user_identities().identities] == ["email"]
+
+
+def test_sign_in_with_sso_by_domain_and_by_provider_id_then_exchange_the_code(dev_server):
+    provider = post_admin(dev_server, "/admin/dev/sso", {"domains": ["corp.example"], "email": "ada@corp.example"})
+    auth = pkce_client(dev_server)
+    start = auth.sign_in_with_sso({"domain": "corp.example", "options": {"redirect_to": APP_CALLBACK}})
+    location = browser_redirect(start.url)
+    assert location.startswith(f"{APP_CALLBACK}?code=")
+    response = auth.exchange_code_for_session({"auth_code": location.split("code=", 1)[1]})
+    assert response.user.email == "ada@corp.example"
+    assert response.user.app_metadata["provider"] == f"sso:{provider['id']}"
+    assert [i.provider for i in response.user.identities] == [f"sso:{provider['id']}"]
+    amr = claims(response.session.access_token)["amr"]
+    assert [(entry["method"], entry.get("provider")) for entry in amr] == [("sso/saml", provider["id"])]
+    # The IdP owns the password of an SSO user.
+    with pytest.raises(AuthApiError) as managed:
+        auth.update_user({"password": "another-password-1"})
+    assert managed.value.code == "user_sso_managed"
+    assert managed.value.status == 422
+
+    again = pkce_client(dev_server)
+    start = again.sign_in_with_sso({"provider_id": provider["id"], "options": {"redirect_to": APP_CALLBACK}})
+    second = again.exchange_code_for_session({"auth_code": browser_redirect(start.url).split("code=", 1)[1]})
+    assert second.user.id == response.user.id
+
+
+def test_sign_in_with_sso_for_an_unknown_domain_raises_the_api_error(dev_server):
+    auth = pkce_client(dev_server)
+    with pytest.raises(AuthApiError) as disabled:
+        auth.sign_in_with_sso({"domain": "corp.example"})
+    assert disabled.value.code == "saml_provider_disabled"
+    post_admin(dev_server, "/admin/dev/sso", {"domains": ["corp.example"], "email": "ada@corp.example"})
+    with pytest.raises(AuthApiError) as unknown:
+        auth.sign_in_with_sso({"domain": "nowhere.example", "options": {"redirect_to": APP_CALLBACK}})
+    assert unknown.value.code == "sso_provider_not_found"
+    assert unknown.value.status == 404
+    assert unknown.value.message == "No SSO provider assigned for this domain"
+
+
+# Email links that come back to the app (the development server's DevEmailLinks.swift): the
+# outbox message carries the link the email would and its token hash; a test "clicks" the link
+# without following the redirect, as the browser would hand the redirect to the app.
+
+def pkce_client(url: str) -> SyncGoTrueClient:
+    return SyncGoTrueClient(url=url, headers={"apikey": ANON_KEY}, auto_refresh_token=False, flow_type="pkce")
+
+
+def last_message(url: str, address: str) -> dict:
+    import urllib.request
+    with urllib.request.urlopen(f"{url}/admin/dev/outbox?to={address}") as answer:
+        return json.load(answer)["messages"][-1]
+
+
+def click(link: str) -> str:
+    """Opens an email's link with no apikey, as a mail client would; returns where it redirects (303)."""
+    import urllib.error
+    import urllib.request
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    with pytest.raises(urllib.error.HTTPError) as redirect:
+        urllib.request.build_opener(NoRedirect).open(link)
+    assert redirect.value.code == 303
+    return redirect.value.headers["Location"]
+
+
+def query_of(location: str) -> dict:
+    import urllib.parse
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(location).query, keep_blank_values=True)
+
+
+def fragment_of(location: str) -> dict:
+    import urllib.parse
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(location).fragment, keep_blank_values=True)
+
+
+def test_a_pkce_magic_link_comes_back_with_a_code_the_client_exchanges(dev_server, email):
+    import hashlib
+    client(dev_server).sign_up({"email": email, "password": PASSWORD})
+    auth = pkce_client(dev_server)
+    auth.sign_in_with_otp({"email": email, "options": {"email_redirect_to": "http://127.0.0.1:5999/welcome",
+                                                       "should_create_user": False}})
+    message = last_message(dev_server, email)
+    assert message["type"] == "magiclink"
+    # GoTrue's {{ .TokenHash }}: pkce_ and the hex SHA-224 of the address and the code.
+    assert message["token_hash"] == "pkce_" + hashlib.sha224((email + message["code"]).encode()).hexdigest()
+    assert message["link"] == (f"{dev_server}/verify?token={message['token_hash']}&type=magiclink"
+                               "&redirect_to=http://127.0.0.1:5999/welcome")
+    location = click(message["link"])
+    assert location.startswith("http://127.0.0.1:5999/welcome?code=")
+    code = query_of(location)["code"][0]
+
+    with pytest.raises(AuthApiError) as wrong:
+        auth.exchange_code_for_session({"auth_code": code, "code_verifier": "not-the-verifier-" + "x" * 40})
+    assert (wrong.value.status, wrong.value.code) == (400, "bad_code_verifier")
+    response = auth.exchange_code_for_session({"auth_code": code})
+    assert response.user.email == email
+    assert claims(response.session.access_token)["amr"][0]["method"] == "magiclink"
+    assert auth.get_user().user.email == email
+
+    # The link was used: it comes back with GoTrue's error, in the query and the fragment.
+    used = click(message["link"])
+    assert query_of(used)["error_code"] == ["otp_expired"]
+    assert fragment_of(used) == {"error": ["access_denied"], "error_code": ["otp_expired"],
+                                 "error_description": ["Email link is invalid or has expired"], "sb": [""]}
+
+
+def test_an_implicit_magic_link_puts_a_session_the_client_can_take_in_the_fragment(dev_server, email):
+    client(dev_server).sign_up({"email": email, "password": PASSWORD})
+    client(dev_server).sign_in_with_otp({"email": email, "options": {"email_redirect_to": "myapp://signed-in"}})
+    message = last_message(dev_server, email)
+    assert not message["token_hash"].startswith("pkce_")
+    location = click(message["link"])
+    assert location.startswith("myapp://signed-in#")
+    fragment = fragment_of(location)
+    assert fragment["token_type"] == ["bearer"] and fragment["type"] == ["magiclink"]
+    assert fragment["expires_in"] == ["3600"]
+    auth = client(dev_server)
+    session = auth.set_session(fragment["access_token"][0], fragment["refresh_token"][0]).session
+    assert session.user.email == email
+    assert auth.get_user().user.email == email
+
+
+def test_verify_otp_with_the_token_hash_of_the_email(dev_server, email):
+    auth = client(dev_server)
+    auth.sign_in_with_otp({"email": email})
+    token_hash = last_message(dev_server, email)["token_hash"]
+    response = auth.verify_otp({"token_hash": token_hash, "type": "email"})
+    assert response.user.email == email
+    assert response.user.email_confirmed_at is not None
+    assert auth.get_session().access_token == response.session.access_token
+    with pytest.raises(AuthApiError) as used:
+        client(dev_server).verify_otp({"token_hash": token_hash, "type": "email"})
+    assert (used.value.status, used.value.code) == (403, "otp_expired")
+    assert used.value.message == "Email link is invalid or has expired"
+
+
+def test_resend_sends_the_sign_up_confirmation_again(dev_server, email):
+    post_admin(dev_server, "/admin/dev/settings", {"mailer_autoconfirm": False})
+    auth = client(dev_server)
+    auth.sign_up({"email": email, "password": PASSWORD})
+    first = last_message(dev_server, email)
+    # GoTrue's SMTP_MAX_FREQUENCY: not again within a minute.
+    with pytest.raises(AuthApiError) as soon:
+        auth.resend({"type": "signup", "email": email})
+    assert (soon.value.status, soon.value.code) == (429, "over_email_send_rate_limit")
+    assert soon.value.message.startswith("For security purposes, you can only request this after ")
+    post_admin(dev_server, "/admin/dev/settings", {"smtp_max_frequency": 0})
+    sent = auth.resend({"type": "signup", "email": email, "options": {"email_redirect_to": "http://127.0.0.1:5999/confirmed"}})
+    assert sent.user is None and sent.session is None
+    second = last_message(dev_server, email)
+    assert second["type"] == "signup" and second["token_hash"] != first["token_hash"]
+    assert second["link"].endswith("&type=signup&redirect_to=http://127.0.0.1:5999/confirmed")
+    if first["code"] != second["code"]:
+        with pytest.raises(AuthApiError) as replaced:
+            client(dev_server).verify_otp({"email": email, "token": first["code"], "type": "signup"})
+        assert replaced.value.code == "otp_expired"
+    assert auth.verify_otp({"email": email, "token": second["code"], "type": "signup"}).user.email == email
+
+    with pytest.raises(AuthApiError) as wrong_type:
+        auth.resend({"type": "recovery", "email": email})
+    assert (wrong_type.value.status, wrong_type.value.code) == (400, "validation_failed")
+    assert wrong_type.value.message == "Missing one of these types: signup, email_change, sms, phone_change"
+    with pytest.raises(AuthApiError) as no_phone:
+        auth.resend({"type": "sms", "email": email})
+    assert no_phone.value.message == "Type provided requires a phone number"
+
+
+def test_a_pkce_sign_up_confirmation_link(dev_server, email):
+    post_admin(dev_server, "/admin/dev/settings", {"mailer_autoconfirm": False})
+    auth = pkce_client(dev_server)
+    bare = auth.sign_up({"email": email, "password": PASSWORD, "options": {"email_redirect_to": "http://127.0.0.1:5999/confirmed"}})
+    assert bare.session is None
+    location = click(last_message(dev_server, email)["link"])
+    assert location.startswith("http://127.0.0.1:5999/confirmed?code=")
+    response = auth.exchange_code_for_session({"auth_code": query_of(location)["code"][0]})
+    assert response.user.email_confirmed_at is not None
+    assert claims(response.session.access_token)["amr"][0]["method"] == "email/signup"
+
+
+def test_reset_password_for_email_in_pkce_mode_comes_back_with_a_code(dev_server, email):
+    client(dev_server).sign_up({"email": email, "password": PASSWORD})
+    auth = pkce_client(dev_server)
+    events = []
+    auth.on_auth_state_change(lambda event, session: events.append(event))
+    auth.reset_password_for_email(email, {"redirect_to": "http://127.0.0.1:5999/reset"})
+    message = last_message(dev_server, email)
+    assert message["type"] == "recovery"
+    assert message["link"].endswith("&type=recovery&redirect_to=http://127.0.0.1:5999/reset")
+    location = click(message["link"])
+    assert location.startswith("http://127.0.0.1:5999/reset?code=")
+    response = auth.exchange_code_for_session({"auth_code": query_of(location)["code"][0]})
+    assert response.user.email == email
+    # The client remembered that the verifier was for a recovery.
+    assert "PASSWORD_RECOVERY" in events
+    assert claims(response.session.access_token)["amr"][0]["method"] == "recovery"
+    auth.update_user({"password": "python-password-2"})
+    assert client(dev_server).sign_in_with_password({"email": email, "password": "python-password-2"}).session
