@@ -151,6 +151,41 @@ struct ClientLibraryTests {
         try stack.expectNoSecretPrinted([password, newPassword, code], besides: [])
     }
 
+    @Test func typedCallsForAnonymousUsersIdentitiesSSOAndTakingOverASession() async throws {
+        let stack = try Stack(name: "lib-more")
+        defer { stack.tearDown() }
+        try await offPool {
+            try stack.startDevServer(lifetime: 3600)
+            try stack.startDaemon()
+        }
+        let client = try await AuthdClient.connect(socketPath: stack.socketPath)
+        let anonymous = try await client.signInAnonymously(data: ["theme": .string("dark")])
+        #expect(anonymous.user?.isAnonymous == true)
+        #expect(try await client.listIdentities().identities.isEmpty)
+        let email = "lib-more-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+        _ = try await client.updateUser(email: email)
+        #expect(try await client.listIdentities().identities.map(\.provider) == ["email"])
+
+        // SSO: the flow starts in authd; the test is the browser, following the IdP to the loopback address.
+        let domain = "lib-\(UUID().uuidString.prefix(6).lowercased()).example"
+        _ = try await offPool { try stack.devPOST("/auth/v1/admin/dev/sso", #"{"domains":["\#(domain)"],"email":"grace@\#(domain)"}"#) }
+        let redirect = "http://127.0.0.1:9/callback"
+        let flow = try await client.beginSingleSignOn(domain: domain, redirectTo: redirect)
+        let landed = try await offPool {
+            try runCommand("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{redirect_url}", flow.url], environment: stack.environment).stdout
+        }
+        #expect(landed.hasPrefix(redirect + "?authd_flow="), "\(landed)")
+        let status = try await client.completeBrowserFlow(callbackURL: landed, flowID: flow.flowID)
+        #expect(status.user?.email == "grace@\(domain)")
+
+        // A take-over the server refuses changes nothing.
+        do { _ = try await client.signIn(refreshToken: "not-a-session-token"); Issue.record("took over a token the server refuses") } catch {
+            guard case .signInRefused(let message) = error else { Issue.record("got \(error)"); return }
+            #expect(message.contains("does not open a session"))
+        }
+        #expect(try await client.status().user?.email == "grace@\(domain)", "a refused take-over changes nothing")
+    }
+
     @Test func typedErrorsSayWhatToDo() async throws {
         let stack = try Stack(name: "lib-errors")
         defer { stack.tearDown() }

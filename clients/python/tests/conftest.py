@@ -42,6 +42,7 @@ class Stack:
     def __init__(self, directory: pathlib.Path, lifetime: int, server_args=()):
         self.directory = directory
         self.profile = "py-" + uuid.uuid4().hex[:8]
+        self.anon_key = ANON_KEY
         self.socket = str(directory / "run" / "authd.sock")
         self.env = dict(os.environ, AUTHD_SOCKET=self.socket, XDG_CONFIG_HOME=str(directory / "config"))
         self.processes = []

@@ -14,7 +14,6 @@ import warnings
 import pytest
 
 import authd_client
-from conftest import ANON_KEY
 
 
 def test_token_status_and_redaction(stack):
@@ -351,7 +350,7 @@ def test_typed_calls_sign_in_anonymously_keep_the_user_and_take_over_an_apps_ses
     body = json.dumps({"email": "py-kept@example.com", "password": "py-kept-password"}).encode()
     client.update_user(password="py-kept-password")
     request = urllib.request.Request(stack.url + "/auth/v1/token?grant_type=password", data=body, method="POST",
-                                     headers={"Content-Type": "application/json", "apikey": ANON_KEY})
+                                     headers={"Content-Type": "application/json", "apikey": stack.anon_key})
     app_session = json.loads(urllib.request.urlopen(request, timeout=10).read())
     assert client.sign_out()["status"]["state"] == "signed_out"
     moved = client.sign_in_with_refresh_token(app_session["refresh_token"])
