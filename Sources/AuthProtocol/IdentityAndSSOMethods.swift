@@ -83,25 +83,8 @@ extension Methods {
     /// `oauth.complete` or `oauth.wait` like a browser sign-in, and the session then carries it.
     public enum LinkIdentity: RPCMethod {
         public static let name = "identities.link"
-        /// The provider and the redirect.
-        public struct Parameters: Codable, Sendable, Equatable {
-            /// The profile; the default one when absent.
-            public var profile: String?
-            /// The provider (`google`, `github`, …).
-            public var provider: String
-            /// Where the browser is sent back, as for `oauth.begin`.
-            public var redirectTo: String
-            /// Extra provider scopes, space-separated.
-            public var scopes: String?
-            /// Creates parameters.
-            public init(profile: String? = nil, provider: String, redirectTo: String, scopes: String? = nil) {
-                self.profile = profile
-                self.provider = provider
-                self.redirectTo = redirectTo
-                self.scopes = scopes
-            }
-            enum CodingKeys: String, CodingKey { case profile, provider, redirectTo = "redirect_to", scopes }
-        }
+        /// The provider, the redirect and extra scopes, as for `oauth.begin`.
+        public typealias Parameters = OAuthBegin.Parameters
         public typealias Result = OAuthBegin.Result
     }
 

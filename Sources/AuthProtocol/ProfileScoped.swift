@@ -34,7 +34,6 @@ extension Methods.UnenrollFactor.Parameters: ProfileScoped {}
 extension Methods.SignInAnonymously.Parameters: ProfileScoped {}
 extension Methods.SignInWithRefreshToken.Parameters: ProfileScoped {}
 extension Methods.Resend.Parameters: ProfileScoped {}
-extension Methods.LinkIdentity.Parameters: ProfileScoped {}
 extension Methods.UnlinkIdentity.Parameters: ProfileScoped {}
 extension Methods.SingleSignOnBegin.Parameters: ProfileScoped {}
 

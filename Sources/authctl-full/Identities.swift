@@ -46,31 +46,20 @@ struct Identities: ParsableCommand {
         @Argument(help: "The provider: github, google, apple, …")
         var provider: String
 
-        @Flag(name: .customLong("no-browser"), help: "Print the URL instead of opening a browser.")
-        var noBrowser = false
-
-        @Option(name: .customLong("redirect-url"), help: "An app's custom-scheme callback instead of the loopback listener.")
-        var redirectURL: String?
-
         @Option(help: "Extra provider scopes, space-separated.")
         var scopes: String?
 
-        @Option(help: "Seconds to wait for the browser.")
-        var timeout: Int = 300
+        @OptionGroup var browser: BrowserFlowOptions
 
         @Flag(help: "Print the resulting status as one JSON object.")
         var json = false
-
-        func validate() throws {
-            if timeout < 1 || timeout > 300 { throw ValidationError("--timeout must be between 1 and 300 seconds (the server keeps a flow 5 minutes)") }
-        }
 
         func run() throws {
             try runReporting {
                 let connection = try global.connect()
                 let (profile, provider, scopes) = (global.profile, self.provider, self.scopes)
                 let status = try BrowserSignIn(connection: connection, profile: profile, purpose: "link your \(provider) account",
-                                               redirectURL: redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(timeout)) { redirect in
+                                               redirectURL: browser.redirectURL, openBrowser: !browser.noBrowser, timeout: TimeInterval(browser.timeout)) { redirect in
                     let flow = try connection.call(Methods.LinkIdentity.self, .init(profile: profile, provider: provider, redirectTo: redirect, scopes: scopes))
                     return .init(flowID: flow.flowID, url: flow.url, expiresIn: flow.expiresIn)
                 }.run()

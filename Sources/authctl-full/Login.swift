@@ -65,17 +65,10 @@ struct Login: ParsableCommand {
     @Option(help: "With --id-token-file: the raw nonce whose SHA-256 is in the ID token (see 'authctl nonce').")
     var nonce: String?
 
-    @Flag(name: .customLong("no-browser"), help: "With --provider: print the sign-in URL instead of opening a browser (SSH, headless).")
-    var noBrowser = false
-
-    @Option(name: .customLong("redirect-url"), help: "With --provider: an app's custom-scheme callback (e.g. myapp://login-callback) instead of the loopback listener.")
-    var redirectURL: String?
-
     @Option(help: "With --provider: extra provider scopes, space-separated.")
     var scopes: String?
 
-    @Option(help: "With --provider: seconds to wait for the browser.")
-    var timeout: Int = 300
+    @OptionGroup var browser: BrowserFlowOptions
 
     @Flag(help: "With --otp --email: sign in by opening the emailed link on this computer instead of typing the code.")
     var link = false
@@ -105,12 +98,12 @@ struct Login: ParsableCommand {
                 (/proc/PID/cmdline). Put it in a file only you can read and pass --access-token-file FILE ('-' for standard input)
                 """)
         }
-        let browser = provider != nil || sso != nil || ssoProvider != nil || link
+        let comesBack = provider != nil || sso != nil || ssoProvider != nil || link
         if provider == nil, idTokenFile != nil || accessTokenFile != nil || nonce != nil || scopes != nil {
             throw ValidationError("--id-token-file, --nonce, --access-token-file and --scopes need --provider")
         }
-        if !browser, noBrowser || redirectURL != nil {
-            throw ValidationError("--no-browser and --redirect-url need --provider, --sso, --sso-provider or --link")
+        if !comesBack, browser.areSet {
+            throw ValidationError("--no-browser, --redirect-url and --timeout need --provider, --sso, --sso-provider or --link")
         }
         if sso != nil || ssoProvider != nil {
             if sso != nil && ssoProvider != nil { throw ValidationError("give either --sso or --sso-provider") }
@@ -122,7 +115,7 @@ struct Login: ParsableCommand {
         if link {
             if !otp || email == nil { throw ValidationError("--link goes with --otp --email (a text message carries only the code)") }
             if sendOnly || codeStdin { throw ValidationError("--link waits for the link: no --send-only or --code-stdin") }
-            if noBrowser { throw ValidationError("--link opens no browser: you open the email's link") }
+            if browser.noBrowser { throw ValidationError("--link opens no browser: you open the email's link") }
         }
         if accessTokenFile != nil, idTokenFile == nil { throw ValidationError("--access-token-file goes with --id-token-file") }
         if idTokenFile == "-", accessTokenFile == "-" {
@@ -135,7 +128,7 @@ struct Login: ParsableCommand {
         if captcha.readsStandardInput, passwordStdin || codeStdin {
             throw ValidationError("only one of --captcha-token-file, --password-stdin and --code-stdin can read standard input")
         }
-        if idTokenFile != nil, noBrowser || redirectURL != nil { throw ValidationError("--id-token-file signs in without a browser") }
+        if idTokenFile != nil, browser.areSet { throw ValidationError("--id-token-file signs in without a browser") }
         if !otp, createUser || sendOnly || codeStdin { throw ValidationError("--create-user, --send-only and --code-stdin need --otp") }
         if anonymous || withSession {
             let way = anonymous ? "--anonymous" : "--with-session"
@@ -144,17 +137,12 @@ struct Login: ParsableCommand {
                 throw ValidationError("\(way) cannot be combined with --email, --phone, --otp, --password-stdin or --provider")
             }
             if withSession, captcha.file != nil { throw ValidationError("--with-session needs no CAPTCHA") }
-            if timeout != 300 { throw ValidationError("--timeout is for --provider") }
             return
         }
-        if sso != nil || ssoProvider != nil {
-            if timeout < 1 || timeout > 300 { throw ValidationError("--timeout must be between 1 and 300 seconds (the server keeps a flow 5 minutes)") }
-            return
-        }
+        if sso != nil || ssoProvider != nil { return }
         if provider == nil, (email == nil) == (phone == nil) || (phone != nil && !otp) {
             throw ValidationError(otp ? "give either --email or --phone" : "give --email (or --otp with --phone, --provider, --anonymous or --with-session)")
         }
-        if timeout < 1 || timeout > 300 { throw ValidationError("--timeout must be between 1 and 300 seconds (the server keeps a flow 5 minutes)") }
     }
 
     func run() throws {
@@ -171,15 +159,15 @@ struct Login: ParsableCommand {
                 let (domain, id) = (sso, ssoProvider)
                 let profile = global.profile
                 status = try BrowserSignIn(connection: connection, profile: profile, purpose: "sign in with \(domain.map { "your \($0) account" } ?? "single sign-on")",
-                                           redirectURL: redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(timeout)) { redirect in
+                                           redirectURL: browser.redirectURL, openBrowser: !browser.noBrowser, timeout: TimeInterval(browser.timeout)) { redirect in
                     let flow = try connection.call(Methods.SingleSignOnBegin.self, .init(profile: profile, domain: domain, providerID: id, redirectTo: redirect))
                     return .init(flowID: flow.flowID, url: flow.url, expiresIn: flow.expiresIn)
                 }.run()
             } else if link, let email {
                 let captchaToken = try captcha.token(for: connection)
                 let (profile, createUser) = (global.profile, self.createUser)
-                status = try BrowserSignIn(connection: connection, profile: profile, purpose: "sign in", redirectURL: redirectURL,
-                                           openBrowser: false, timeout: TimeInterval(timeout)) { redirect in
+                status = try BrowserSignIn(connection: connection, profile: profile, purpose: "sign in", redirectURL: browser.redirectURL,
+                                           openBrowser: false, timeout: TimeInterval(browser.timeout)) { redirect in
                     let sent = try connection.call(Methods.SendCode.self, .init(profile: profile, email: email, purpose: "sign_in", createUser: createUser,
                                                                                 captchaToken: captchaToken, redirectTo: redirect), timeout: 60)
                     note("A sign-in link was sent to \(sent.sentTo.escapedForTerminal). Open it on this computer (its code works too: authctl verify --email \(sent.sentTo.escapedForTerminal)).")
@@ -193,7 +181,7 @@ struct Login: ParsableCommand {
                                                    nonce: nonce), timeout: 60)
             } else if let provider {
                 status = try BrowserSignIn.provider(provider, scopes: scopes, connection: connection, profile: global.profile,
-                                                    redirectURL: redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(timeout)).run()
+                                                    redirectURL: browser.redirectURL, openBrowser: !browser.noBrowser, timeout: TimeInterval(browser.timeout)).run()
             } else if otp {
                 let captchaToken = try captcha.token(for: connection)
                 let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, phone: phone,
