@@ -19,6 +19,9 @@ public struct OAuthFlow: Sendable, Equatable {
     public var isBound: Bool
     /// What the browser was sent to do, which decides what may come back.
     public var kind: OAuthFlowKind = .signIn
+    /// For an emailed link: the address it was sent to. A link that signs in another account
+    /// is refused (see `tokenHash(of:for:now:)`).
+    public var emailAddress: String?
 
     /// Creates a flow.
     public init(id: String, provider: String, redirectTo: String, codeVerifier: String, startedAt: Date,
@@ -68,6 +71,9 @@ public enum OAuthFlowFailure: Error, Sendable, Equatable {
     case replaced
     /// Too many browser sign-ins are waiting (the client's own limit, or the profile's).
     case tooManyFlows(Int)
+    /// An emailed link signed in an account other than the one it was sent to (a link someone
+    /// else made, handed over by a web page): refused, and its session ended at the server.
+    case anotherAccount
     /// The flow waited longer than `OAuthFlowBook.lifetime`.
     case expired
     /// The provider or GoTrue sent the browser back with an error.
@@ -154,14 +160,20 @@ public struct OAuthFlowBook: Sendable {
     }
 
     /// The `token_hash` and `type` an email link brought back for `flow`, nil when it brought
-    /// none or `flow` is not an email link's: only a link the user asked for (its flow pending
-    /// at this redirect address) may sign in this way, so that a link to someone else's account
-    /// opened from a web page cannot.
-    public static func tokenHash(of callback: URL, for flow: OAuthFlow) -> (hash: String, type: String)? {
+    /// none or `flow` is not an email link's (the redirect then goes through `outcome`). Only a
+    /// link the user asked for may sign in this way: its flow must be pending at this redirect
+    /// address and not expired, the type must be one GoTrue verifies, and the caller must check
+    /// that the account signed in is `flow.emailAddress` (nothing ties a token hash to the
+    /// flow's verifier, so a link to someone else's account could otherwise be handed over).
+    public static func tokenHash(of callback: URL, for flow: OAuthFlow, now: Date) -> Result<(hash: String, type: OTPType), OAuthFlowFailure>? {
         guard flow.kind == .emailLink || flow.kind == .recoveryLink else { return nil }
         let parameters = parameters(of: callback)
-        guard let hash = parameters["token_hash"], !hash.isEmpty, let type = parameters["type"], !type.isEmpty else { return nil }
-        return (hash, type)
+        guard let hash = parameters["token_hash"], !hash.isEmpty else { return nil }
+        if isExpired(flow, now: now) { return .failure(.expired) }
+        guard let text = parameters["type"], let type = OTPType(rawValue: text), ![.sms, .phoneChange].contains(type) else {
+            return .failure(.malformedCallback("the link's type is not one an emailed link verifies"))
+        }
+        return .success((hash, type))
     }
 
     /// The address a redirect was sent to, as `noPendingFlow` reports it.

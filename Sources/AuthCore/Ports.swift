@@ -149,18 +149,22 @@ public protocol ApprovalPrompt: Sendable {
 /// Tells the user, outside any app, that the server ended a session and offers to sign in
 /// again (a desktop notification with a "Sign in" action).
 public protocol SignOutNotice: Sendable {
-    /// Shows that the session of `profile` ended for `reason`, offering the sign-in `plan`
-    /// names, and waits: true when the user chose to sign in, false once the notice is closed
-    /// or cannot be shown. Cancelling the task withdraws the notice (the profile signed in again).
-    func sessionEnded(profile: String, reason: SignOutReason, plan: SignInAgainPlan) async -> Bool
+    /// Shows that the session of `profile` ended for `reason`, saying how to sign in again as
+    /// `plan` names it, with a "Sign in" action when `offersSignIn`, and waits: true when the
+    /// user chose it, false once the notice is closed or cannot be shown. Cancelling the task
+    /// withdraws the notice (the profile signed in again).
+    func sessionEnded(profile: String, reason: SignOutReason, plan: SignInAgainPlan, offersSignIn: Bool) async -> Bool
 }
 
 /// Starts the sign-in the user chose on a "sign in again" notice (a browser sign-in, or
 /// `authctl login` in a terminal).
 public protocol SignInStarter: Sendable {
-    /// Starts signing `profile` in as `plan` says and returns once that sign-in has ended
-    /// (successfully or not: the session's events tell).
-    func startSignIn(profile: String, plan: SignInAgainPlan) async
+    /// Whether `plan`'s sign-in can be started here (in a terminal when `inTerminal`): a notice
+    /// offers no action that would do nothing.
+    func canStart(_ plan: SignInAgainPlan, inTerminal: Bool) -> Bool
+    /// Starts signing `profile` in as `plan` says (in a terminal when `inTerminal`) and returns
+    /// once that sign-in has ended (successfully or not: the session's events tell).
+    func startSignIn(profile: String, plan: SignInAgainPlan, inTerminal: Bool) async
 }
 
 /// The service manager's notification channel (`sd_notify` under systemd), behind a port so the

@@ -34,7 +34,11 @@ public enum SignInAgainPlan: Sendable, Equatable {
         for entry in claims.amr ?? [] {
             switch entry.method {
             case "oauth", "id_token":
-                if let provider = Self.nonEmpty(claims.app_metadata?.provider), !["email", "phone"].contains(provider) {
+                // The token does not name this sign-in's provider: `app_metadata.provider` is the
+                // account's first identity's. Of the OAuth providers linked, one is unambiguous.
+                let linked = claims.app_metadata?.providers ?? claims.app_metadata?.provider.map { [$0] } ?? []
+                let candidates = Set(linked.filter { !["email", "phone", "anonymous"].contains($0) && !$0.hasPrefix("sso:") && !$0.isEmpty })
+                if candidates.count == 1, let provider = candidates.first {
                     self = .browser(provider: provider)
                     return
                 }
@@ -75,11 +79,12 @@ public enum SignInAgainPlan: Sendable, Equatable {
         }
     }
 
-    /// Whether the sign-in runs in a terminal: it asks for a password or a code there. A browser
-    /// sign-in needs none.
-    public var needsTerminal: Bool {
+    /// Whether the sign-in runs in a terminal: it asks for a password or a code there, and for a
+    /// second factor's code after any sign-in to an account that has one (`secondFactor`). A
+    /// browser sign-in alone needs none.
+    public func needsTerminal(secondFactor: Bool) -> Bool {
         switch self {
-        case .browser, .singleSignOn: return false
+        case .browser, .singleSignOn: return secondFactor
         case .password, .code, .anonymous, .unknown: return true
         }
     }
@@ -99,6 +104,7 @@ public enum SignInAgainPlan: Sendable, Equatable {
 
     private struct AppMetadata: Decodable {
         var provider: String?
+        var providers: [String]?
     }
 
     /// An `amr` entry; GoTrue writes objects (SSO ones with the `provider`), older servers strings.

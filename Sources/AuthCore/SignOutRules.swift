@@ -78,4 +78,12 @@ public enum DesktopNoticeRule {
         case .userRequested, .replaced: return false
         }
     }
+
+    /// Whether the sign-out was for lack of a second factor: signing in again asks for it.
+    public static func isAboutSecondFactor(_ reason: SignOutReason) -> Bool {
+        switch reason {
+        case .secondFactorRequired, .endedWithoutSecondFactor: return true
+        case .sessionEnded, .userRequested, .replaced: return false
+        }
+    }
 }

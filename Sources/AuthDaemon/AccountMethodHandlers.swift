@@ -14,7 +14,8 @@ extension DaemonMethods {
             let outcome: Result<(flow: OAuthFlow?, outcome: SignUpOutcome), SignInFailure>
             if let redirectTo = parameters.redirectTo {
                 let bind = try linkRedirect(redirectTo, address: address)
-                outcome = await profile.browser.beginEmailLink(recovery: false, redirectTo: redirectTo, owner: connection.client.app, bind: bind) { link in
+                outcome = await profile.browser.beginEmailLink(to: address.value, recovery: false, redirectTo: redirectTo, owner: connection.client.app,
+                                                               bind: bind) { link in
                     var linked = request
                     linked.link = link
                     return await profile.accounts.signUp(linked, captchaToken: captcha)
@@ -54,7 +55,7 @@ extension DaemonMethods {
                 }
             }
             let bind = try linkRedirect(redirectTo, address: address)
-            let started = await profile.browser.beginEmailLink(recovery: parameters.purpose == "recovery", redirectTo: redirectTo,
+            let started = await profile.browser.beginEmailLink(to: address.value, recovery: parameters.purpose == "recovery", redirectTo: redirectTo,
                                                                owner: connection.client.app, bind: bind) { link in
                 await profile.accounts.sendCode(request, captchaToken: captcha, link: link).mapError { .server($0) }
             }

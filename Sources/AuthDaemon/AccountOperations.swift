@@ -27,14 +27,21 @@ public struct AccountOperations: Sendable {
     /// if the keyring refused it). Subscribers are told `event` (`SIGNED_IN`, or
     /// `PASSWORD_RECOVERY` for a recovery code). A refused sign-in leaves the current session alone.
     /// `captchaToken` is passed on for a project that protects password sign-in with a CAPTCHA.
+    /// With `expectedEmail`, a session of another account is not adopted but ended at the
+    /// server, and the sign-in fails as `anotherAccount`.
     public func signIn(_ credential: SignInCredential, captchaToken: String? = nil,
-                       announcing event: SessionEvent = .signedIn) async -> Result<Void, SignInFailure> {
+                       announcing event: SessionEvent = .signedIn, expectedEmail: String? = nil) async -> Result<Void, SignInFailure> {
         let grant: SessionGrant
         do {
             grant = try await api.signIn(credential, captchaToken: captchaToken)
         } catch {
             logger.info("sign-in refused", metadata: ["sign_in.method": "\(credential)", "error": "\(error.localizedDescription)"])
             return .failure(.server(error))
+        }
+        if let expectedEmail, grant.user.email?.lowercased() != expectedEmail.lowercased() {
+            logger.notice("an emailed link signed in another account than it was sent to; refused", metadata: ["sign_in.method": "\(credential)"])
+            try? await api.signOut(accessToken: grant.accessToken, scope: .local)
+            return .failure(.flow(.anotherAccount))
         }
         return await session.adopt(grant, announcing: event).mapError { .replaced($0) }
     }

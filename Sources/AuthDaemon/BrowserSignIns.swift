@@ -104,16 +104,19 @@ public actor BrowserSignIns: Service {
                 return .failure(abandon(flow, .server(error)))
             }
         }
+        // A newer flow (the same client's, or to the same app address) may have displaced this
+        // one while the server was asked; its waiters were told, and so is this caller.
+        guard flows.pending(now: clock.now()).contains(where: { $0.id == flow.id }) else { return .failure(.flow(.replaced)) }
         return .success((flow, url))
     }
 
     /// Sends an email whose link leads back to `redirectTo` and completes a new flow for `owner`
     /// (as `begin` binds and limits it): `send` is the request that sends it, given the link's
     /// target. The code in the same email still signs in through `session.verifyCode`.
-    public func beginEmailLink<Sent: Sendable>(recovery: Bool, redirectTo: String, owner: String, bind: Bool,
+    public func beginEmailLink<Sent: Sendable>(to email: String, recovery: Bool, redirectTo: String, owner: String, bind: Bool,
                                                send: @Sendable (EmailLink) async -> Result<Sent, SignInFailure>) async -> Result<(flow: OAuthFlow, sent: Sent), SignInFailure> {
         let flow: OAuthFlow
-        switch record(recovery ? .recoveryLink : .emailLink, name: "email", redirectTo: redirectTo, owner: owner, bind: bind) {
+        switch record(recovery ? .recoveryLink : .emailLink, name: "email", redirectTo: redirectTo, owner: owner, bind: bind, emailAddress: email) {
         case .success(let recorded): flow = recorded
         case .failure(let failure): return .failure(.flow(failure))
         }
@@ -131,12 +134,14 @@ public actor BrowserSignIns: Service {
     }
 
     /// Keeps a new flow, telling the waiters of the flows it displaces.
-    private func record(_ kind: OAuthFlowKind, name: String, redirectTo: String, owner: String, bind: Bool) -> Result<OAuthFlow, OAuthFlowFailure> {
+    private func record(_ kind: OAuthFlowKind, name: String, redirectTo: String, owner: String, bind: Bool,
+                        emailAddress: String? = nil) -> Result<OAuthFlow, OAuthFlowFailure> {
         let now = clock.now()
         let id = PKCE.makeFlowID()
         var flow = OAuthFlow(id: id, provider: name, redirectTo: bind ? OAuthFlow.bound(redirectTo, to: id) : redirectTo,
                              codeVerifier: PKCE.makeVerifier(), startedAt: now, owner: owner, isBound: bind)
         flow.kind = kind
+        flow.emailAddress = emailAddress
         switch flows.start(flow, now: now) {
         case .failure(let failure):
             logger.notice("browser sign-in refused: too many waiting", metadata: ["oauth.provider": "\(name)", "client.app": "\(owner)"])
@@ -174,9 +179,16 @@ public actor BrowserSignIns: Service {
             return .failure(.flow(failure))
         }
         let result: Result<Void, SignInFailure>
-        if let link = OAuthFlowBook.tokenHash(of: callback, for: flow) {
-            // A project whose email template links with the token hash: verified as such.
-            result = await accounts.signIn(.tokenHash(link.hash, type: OTPType(rawValue: link.type) ?? .email), announcing: Self.event(for: flow))
+        if let link = OAuthFlowBook.tokenHash(of: callback, for: flow, now: clock.now()) {
+            // A project whose email template links with the token hash: verified as such, and
+            // kept only when it signs in the account the link was sent to.
+            switch link {
+            case .success(let link):
+                let event: SessionEvent = link.type == .recovery || flow.kind == .recoveryLink ? .passwordRecovery : .signedIn
+                result = await accounts.signIn(.tokenHash(link.hash, type: link.type), announcing: event, expectedEmail: flow.emailAddress)
+            case .failure(let failure):
+                result = .failure(.flow(failure))
+            }
             finish(flow.id, with: result)
             return result
         }

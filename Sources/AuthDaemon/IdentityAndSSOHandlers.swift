@@ -19,7 +19,8 @@ extension DaemonMethods {
                 }
             }
             let bind = try linkRedirect(redirectTo, address: address)
-            let started = await profile.browser.beginEmailLink(recovery: false, redirectTo: redirectTo, owner: connection.client.app, bind: bind) { link in
+            let started = await profile.browser.beginEmailLink(to: address.value, recovery: false, redirectTo: redirectTo, owner: connection.client.app,
+                                                               bind: bind) { link in
                 await profile.accounts.resend(request, captchaToken: captcha, link: link).mapError { .server($0) }
             }
             switch started {

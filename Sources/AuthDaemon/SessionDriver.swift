@@ -20,7 +20,7 @@ public actor SessionDriver: Service {
     private var machine: SessionMachine {
         didSet {
             publish()
-            if let token = machine.session?.accessToken { lastAccessToken = token }
+            if let session = machine.session { lastSession = session }
         }
     }
     private let store: any SessionStore
@@ -38,11 +38,13 @@ public actor SessionDriver: Service {
     private let notice: (any SignOutNotice)?
     /// Starts the sign-in the user chose on that notice.
     private let signInStarter: (any SignInStarter)?
-    /// The last access token of the session, kept past its end: the notice's sign-in is chosen
-    /// from its claims (how the user signed in).
-    private var lastAccessToken: String?
-    /// One per notice on screen: finished when the profile signs in again, which withdraws them.
-    private var noticeWithdrawals: [AsyncStream<Void>.Continuation] = []
+    /// The session as last held, kept past its end: the notice's sign-in is chosen from its
+    /// token's claims (how the user signed in) and its user's factors.
+    private var lastSession: Session?
+    /// One per notice on screen, by number: finished when the profile signs in again, which
+    /// withdraws them; removed when a notice ends otherwise.
+    private var noticeWithdrawals: [UInt64: AsyncStream<Void>.Continuation] = [:]
+    private var nextNotice: UInt64 = 0
     private let random: @Sendable () -> Double
     /// Logs with the profile named; the profile's other services log with it too.
     nonisolated let logger: Logger
@@ -119,13 +121,19 @@ public actor SessionDriver: Service {
                 case .notice(let reason):
                     // Signed in again before the notice came up: nothing to tell.
                     guard let notice, machine.session == nil else { break }
-                    let plan = SignInAgainPlan(accessToken: lastAccessToken ?? "")
-                    lastAccessToken = nil
+                    let plan = SignInAgainPlan(accessToken: lastSession?.accessToken ?? "")
+                    let secondFactor = DesktopNoticeRule.isAboutSecondFactor(reason) || !(lastSession?.user.verifiedFactors.isEmpty ?? true)
+                    lastSession = nil
+                    let offer = SignInOffer(plan: plan, inTerminal: plan.needsTerminal(secondFactor: secondFactor))
+                    let offered = plan.authctlArguments(profile: profile) != nil && (signInStarter?.canStart(plan, inTerminal: offer.inTerminal) ?? false)
                     let (signedInAgain, withdrawal) = AsyncStream<Void>.makeStream()
-                    noticeWithdrawals.append(withdrawal)
-                    let profile = profile, starter = signInStarter
+                    nextNotice += 1
+                    let number = nextNotice
+                    noticeWithdrawals[number] = withdrawal
+                    let profile = profile, starter = offered ? signInStarter : nil
                     group.addTask {
-                        await Self.offerSignIn(notice, starter: starter, profile: profile, reason: reason, plan: plan, until: signedInAgain)
+                        await Self.offerSignIn(notice, starter: starter, profile: profile, reason: reason, offer: offer, until: signedInAgain)
+                        await self.noticeEnded(number)
                     }
                 }
             }
@@ -135,10 +143,21 @@ public actor SessionDriver: Service {
 
     /// Shows the notice until the user chooses to sign in (then starts that sign-in), closes it,
     /// or the profile signs in again some other way (then it is withdrawn).
+    /// A sign-in to offer, and where it runs.
+    private struct SignInOffer: Sendable {
+        var plan: SignInAgainPlan
+        var inTerminal: Bool
+    }
+
+    /// Forgets a notice that ended (closed, chosen, withdrawn).
+    private func noticeEnded(_ number: UInt64) {
+        noticeWithdrawals.removeValue(forKey: number)?.finish()
+    }
+
     private static func offerSignIn(_ notice: any SignOutNotice, starter: (any SignInStarter)?, profile: String, reason: SignOutReason,
-                                    plan: SignInAgainPlan, until signedInAgain: AsyncStream<Void>) async {
+                                    offer: SignInOffer, until signedInAgain: AsyncStream<Void>) async {
         let chosen = await withTaskGroup(of: Bool.self) { race in
-            race.addTask { await notice.sessionEnded(profile: profile, reason: reason, plan: plan) }
+            race.addTask { await notice.sessionEnded(profile: profile, reason: reason, plan: offer.plan, offersSignIn: starter != nil) }
             race.addTask {
                 for await _ in signedInAgain {}
                 return false
@@ -147,7 +166,7 @@ public actor SessionDriver: Service {
             race.cancelAll()
             return first
         }
-        if chosen, let starter { await starter.startSignIn(profile: profile, plan: plan) }
+        if chosen, let starter { await starter.startSignIn(profile: profile, plan: offer.plan, inTerminal: offer.inTerminal) }
     }
 
     /// Returns once the stored session has been read (at most the keyring's timeout after start),
@@ -398,7 +417,7 @@ public actor SessionDriver: Service {
             case .emit(let event):
                 if machine.session != nil, !noticeWithdrawals.isEmpty {
                     // Signed in again (any event with a session says so): the notices are moot.
-                    for withdrawal in noticeWithdrawals { withdrawal.finish() }
+                    for withdrawal in noticeWithdrawals.values { withdrawal.finish() }
                     noticeWithdrawals.removeAll()
                 }
                 if case .refreshFailing(.refreshLimited, let detail, _) = event {

@@ -65,6 +65,8 @@ enum SignInErrorText {
             return .application(.oauthFailed, "this redirect does not belong to the browser sign-in it names (it lacks the sign-in's authd_flow); the sign-in goes on waiting")
         case .replaced:
             return .application(.oauthFailed, "a newer browser sign-in to the same app address replaced this one")
+        case .anotherAccount:
+            return .application(.oauthFailed, "the link signs in another account than the one it was sent to, so it was refused (and that session ended): open the link from the email sent to you")
         case .tooManyFlows(let limit):
             return .application(.busy, "\(limit) browser sign-ins are waiting already: finish or cancel one, or wait \(Int(OAuthFlowBook.lifetime / 60)) minutes")
         }

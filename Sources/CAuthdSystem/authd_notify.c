@@ -82,6 +82,10 @@ static int show_and_wait(const char *bus_address, int stop_fd, const char *summa
     sd_bus *bus = NULL;
     int r = authd_bus_open(bus_address, 0, &bus);
     if (r < 0) return r;
+    /* A notification server that does not answer Notify must not hold the daemon up (its
+     * shutdown waits for this call, and stop_fd is not watched during it): five seconds, not
+     * sd-bus's default of 25. */
+    sd_bus_set_method_call_timeout(bus, 5 * 1000 * 1000);
     struct question question = { 0, keys, AUTHD_ANSWER_NONE, 0, NULL };
     /* Matches first: the answer may come as soon as the notification is up. Signals that arrive
      * before the reply to Notify wait in sd-bus's queue (sd_bus_call dispatches nothing), so the

@@ -27,10 +27,16 @@ public struct AuthctlSignInStarter: SignInStarter {
         return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("authctl").path
     }
 
+    /// Whether authctl is there, with a terminal program when one is needed.
+    public func canStart(_ plan: SignInAgainPlan, inTerminal: Bool) -> Bool {
+        guard let arguments = plan.authctlArguments(profile: "-"), FileManager.default.isExecutableFile(atPath: authctl) else { return false }
+        return Self.command(authctl: authctl, arguments: arguments, inTerminal: inTerminal, environment: environment) != nil
+    }
+
     /// Runs the sign-in and returns when it ends; cancelling the task ends it.
-    public func startSignIn(profile: String, plan: SignInAgainPlan) async {
+    public func startSignIn(profile: String, plan: SignInAgainPlan, inTerminal: Bool) async {
         guard let arguments = plan.authctlArguments(profile: profile) else { return }
-        guard let command = Self.command(authctl: authctl, arguments: arguments, inTerminal: plan.needsTerminal, environment: environment) else {
+        guard let command = Self.command(authctl: authctl, arguments: arguments, inTerminal: inTerminal, environment: environment) else {
             logger.notice("no terminal program to sign in again in (x-terminal-emulator or xdg-terminal-exec): run 'authctl login' in a terminal",
                           metadata: ["session.profile": "\(profile)"])
             return

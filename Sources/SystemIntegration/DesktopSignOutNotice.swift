@@ -23,10 +23,10 @@ public struct DesktopSignOutNotice: SignOutNotice {
 
     /// Shows the notice for a sign-out the server decided, offering `plan`'s sign-in when there
     /// is one, and waits for the user: true when "Sign in" was chosen.
-    public func sessionEnded(profile: String, reason: SignOutReason, plan: SignInAgainPlan) async -> Bool {
-        guard let text = Self.text(profile: profile, reason: reason, plan: plan) else { return false }
+    public func sessionEnded(profile: String, reason: SignOutReason, plan: SignInAgainPlan, offersSignIn: Bool) async -> Bool {
+        guard let text = Self.text(profile: profile, reason: reason, plan: plan, offersSignIn: offersSignIn) else { return false }
         let address = busAddress
-        let action: String? = plan.authctlArguments(profile: profile) == nil ? nil : Self.actionKey
+        let action: String? = offersSignIn ? Self.actionKey : nil
         let result = await BlockingWatch.run(name: "authd.notice") { stop in
             authd_offer_by_notification(address, stop, text.summary, text.body, action, "Sign in")
         }
@@ -40,11 +40,11 @@ public struct DesktopSignOutNotice: SignOutNotice {
     /// The notice's text for `reason`, nil for a sign-out that gets none. The body escapes
     /// markup, which servers may render: a profile's name and address are the user's own, but
     /// escaped all the same.
-    static func text(profile: String, reason: SignOutReason, plan: SignInAgainPlan) -> (summary: String, body: String)? {
+    static func text(profile: String, reason: SignOutReason, plan: SignInAgainPlan, offersSignIn: Bool) -> (summary: String, body: String)? {
         guard DesktopNoticeRule.notifies(reason) else { return nil }
         let command = plan.authctlArguments(profile: profile).map { (["authctl"] + $0).joined(separator: " ") }
             ?? "authctl login --profile \(profile) --email ADDRESS"
-        let again = plan == .anonymous ? "" : " Choose Sign in, or run: \(command)."
+        let again = plan == .anonymous ? "" : offersSignIn ? " Choose Sign in, or run: \(command)." : " Sign in again: \(command)."
         let body: String
         let summary: String
         switch reason {
@@ -67,7 +67,8 @@ public struct DesktopSignOutNotice: SignOutNotice {
         case .userRequested, .replaced:
             return nil
         }
-        return (summary: DesktopNotificationPrompt.escapeMarkup(summary), body: DesktopNotificationPrompt.escapeMarkup(body))
+        // The summary is plain text by the specification; only the body may be read as markup.
+        return (summary: summary, body: DesktopNotificationPrompt.escapeMarkup(body))
     }
 
     /// What a fatal refresh code means to the user.

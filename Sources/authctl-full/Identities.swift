@@ -85,7 +85,7 @@ struct Identities: ParsableCommand {
             try runReporting {
                 let connection = try global.connect()
                 var id = identity
-                if !identity.contains("-") {
+                if !Self.looksLikeAnID(identity) {
                     // A provider's name: the one identity of it.
                     let listed = try connection.call(Methods.ListIdentities.self, ProfileParameters(profile: global.profile), timeout: 60)
                     let matching = listed.identities.filter { $0.provider == identity }
@@ -98,6 +98,12 @@ struct Identities: ParsableCommand {
                 let removed = try connection.call(Methods.UnlinkIdentity.self, .init(profile: global.profile, identityID: id), timeout: 60)
                 if json { try printJSON(removed) } else { note("Unlinked identity \(removed.identityID.escapedForTerminal).") }
             }
+        }
+
+        /// An identity id is a UUID (8-4-4-4-12 hex digits); anything else names a provider.
+        static func looksLikeAnID(_ text: String) -> Bool {
+            let groups = text.split(separator: "-", omittingEmptySubsequences: false)
+            return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
         }
     }
 }

@@ -21,6 +21,23 @@ import Testing
         URL(string: "http://127.0.0.1:\(port)/callback?\(query)" + (id.map { "&authd_flow=\($0)" } ?? ""))!
     }
 
+    @Test func aTokenHashIsReadOnlyForAnEmailLinksLiveFlowWithATypeALinkHas() throws {
+        var link = schemeFlow("e1", redirect: "myapp://confirm")
+        link.kind = .emailLink
+        link.emailAddress = "a@example.com"
+        let url = URL(string: "myapp://confirm?token_hash=pkce_abc&type=magiclink")!
+        let read = try #require(OAuthFlowBook.tokenHash(of: url, for: link, now: t0.addingTimeInterval(10)))
+        #expect(try read.get().hash == "pkce_abc" && read.get().type == .magiclink)
+        // After the flow's lifetime the link is as good as unasked for.
+        let late = OAuthFlowBook.tokenHash(of: url, for: link, now: t0.addingTimeInterval(OAuthFlowBook.lifetime + 1))
+        guard case .failure(.expired)? = late else { Issue.record("a late link was read: \(String(describing: late))"); return }
+        let sms = OAuthFlowBook.tokenHash(of: URL(string: "myapp://confirm?token_hash=x&type=sms")!, for: link, now: t0)
+        guard case .failure(.malformedCallback)? = sms else { Issue.record("an sms type was read"); return }
+        // A provider sign-in's flow, or a redirect with a code, leaves it to `outcome`.
+        #expect(OAuthFlowBook.tokenHash(of: url, for: schemeFlow("o1", redirect: "myapp://confirm"), now: t0) == nil)
+        #expect(OAuthFlowBook.tokenHash(of: URL(string: "myapp://confirm?code=c0de")!, for: link, now: t0) == nil)
+    }
+
     @Test func aBoundRedirectKeepsItsAddressAndCarriesTheFlow() {
         #expect(OAuthFlow.bound("http://127.0.0.1:4000/callback", to: "abc") == "http://127.0.0.1:4000/callback?authd_flow=abc")
         #expect(OAuthFlow.bound("http://127.0.0.1:4000/cb?x=1", to: "abc") == "http://127.0.0.1:4000/cb?x=1&authd_flow=abc")

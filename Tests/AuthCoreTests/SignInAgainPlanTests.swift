@@ -16,6 +16,8 @@ import Testing
         #expect(plan(["otp"], #""email":"","phone":"15551234567""#) == .code(.phone("15551234567")))
         #expect(plan(["magiclink"], #""email":"a@example.com""#) == .code(.email("a@example.com")))
         #expect(plan(["oauth"], #""email":"a@example.com","app_metadata":{"provider":"github"}"#) == .browser(provider: "github"))
+        // `provider` is the account's first identity's; the one OAuth provider linked is this sign-in's.
+        #expect(plan(["oauth"], #""app_metadata":{"provider":"email","providers":["email","github"]}"#) == .browser(provider: "github"))
         #expect(plan(["id_token"], #""app_metadata":{"provider":"apple"}"#) == .browser(provider: "apple"))
         // GoTrue names the SSO provider in the amr entry itself.
         let claims = Data(#"{"sub":"u","amr":[{"method":"sso/saml","timestamp":1,"provider":"2b7c6c3e-0000-4000-8000-000000000009"}]}"#.utf8)
@@ -28,6 +30,7 @@ import Testing
         #expect(plan(["anonymous"], #""is_anonymous":true"#) == .anonymous)
         #expect(plan(["password"], "") == .unknown, "a password sign-in without an address")
         #expect(plan(["oauth"], #""app_metadata":{"provider":"email"}"#) == .unknown)
+        #expect(plan(["oauth"], #""app_metadata":{"provider":"google","providers":["google","github"]}"#) == .unknown, "two providers: which one is not known")
         #expect(plan(["token_refresh"], #""email":"a@example.com""#) == .unknown)
         #expect(SignInAgainPlan(accessToken: "not a token") == .unknown)
         #expect(SignInAgainPlan(accessToken: "") == .unknown)
@@ -40,6 +43,8 @@ import Testing
         #expect(SignInAgainPlan.browser(provider: "github").authctlArguments(profile: "w") == ["login", "--profile", "w", "--provider", "github"])
         #expect(SignInAgainPlan.singleSignOn(providerID: "p-1").authctlArguments(profile: "w") == ["login", "--profile", "w", "--sso-provider", "p-1"])
         #expect(SignInAgainPlan.anonymous.authctlArguments(profile: "w") == nil && SignInAgainPlan.unknown.authctlArguments(profile: "w") == nil)
-        #expect(!SignInAgainPlan.browser(provider: "github").needsTerminal && SignInAgainPlan.password(.email("a@example.com")).needsTerminal)
+        #expect(!SignInAgainPlan.browser(provider: "github").needsTerminal(secondFactor: false))
+        #expect(SignInAgainPlan.browser(provider: "github").needsTerminal(secondFactor: true))
+        #expect(SignInAgainPlan.password(.email("a@example.com")).needsTerminal(secondFactor: false))
     }
 }

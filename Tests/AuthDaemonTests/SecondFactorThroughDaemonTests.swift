@@ -299,19 +299,22 @@ import Testing
     final class RecordedNotices: SignOutNotice {
         enum Reaction: Sendable { case close, choose, stay }
         private let reaction: Reaction
-        private let state = Mutex<(seen: [String], plans: [SignInAgainPlan], withdrawn: Int)>(([], [], 0))
+        private let state = Mutex<(seen: [String], plans: [SignInAgainPlan], offers: [Bool], withdrawn: Int)>(([], [], [], 0))
         init(_ reaction: Reaction = .close) { self.reaction = reaction }
         var seen: [String] { state.withLock { $0.seen } }
         var plans: [SignInAgainPlan] { state.withLock { $0.plans } }
+        /// Whether each notice offered the "Sign in" action.
+        var offers: [Bool] { state.withLock { $0.offers } }
         var withdrawn: Int { state.withLock { $0.withdrawn } }
-        func sessionEnded(profile: String, reason: SignOutReason, plan: SignInAgainPlan) async -> Bool {
+        func sessionEnded(profile: String, reason: SignOutReason, plan: SignInAgainPlan, offersSignIn: Bool) async -> Bool {
             state.withLock {
                 $0.seen.append("\(profile) \(reason.code)")
                 $0.plans.append(plan)
+                $0.offers.append(offersSignIn)
             }
             switch reaction {
             case .close: return false
-            case .choose: return true
+            case .choose: return offersSignIn
             case .stay:
                 while (try? await Task.sleep(for: .seconds(60))) != nil {}
                 state.withLock { $0.withdrawn += 1 }
@@ -320,12 +323,17 @@ import Testing
         }
     }
 
-    /// A `SignInStarter` that records the sign-ins it was asked to start.
+    /// A `SignInStarter` that records the sign-ins it was asked to start ("in terminal:" first
+    /// when in a terminal); `available` says whether it can start any.
     final class RecordedStarts: SignInStarter {
         private let state = Mutex<[String]>([])
+        private let available: Bool
+        init(available: Bool = true) { self.available = available }
         var started: [String] { state.withLock { $0 } }
-        func startSignIn(profile: String, plan: SignInAgainPlan) async {
-            state.withLock { $0.append(([profile] + (plan.authctlArguments(profile: profile) ?? [])).joined(separator: " ")) }
+        func canStart(_ plan: SignInAgainPlan, inTerminal: Bool) -> Bool { available }
+        func startSignIn(profile: String, plan: SignInAgainPlan, inTerminal: Bool) async {
+            let words = (inTerminal ? ["in terminal:"] : []) + [profile] + (plan.authctlArguments(profile: profile) ?? [])
+            state.withLock { $0.append(words.joined(separator: " ")) }
         }
     }
 

@@ -45,18 +45,42 @@ import Testing
             try await SecondFactorThroughDaemonTests.waitUntil { !starts.started.isEmpty }
             #expect(notices.seen == ["default refresh_token_already_used"])
             #expect(notices.plans == [.password(.email("a@example.com"))])
-            #expect(starts.started == ["default login --profile default --email a@example.com"])
+            #expect(notices.offers == [true])
+            #expect(starts.started == ["in terminal: default login --profile default --email a@example.com"])
         }
     }
 
     @Test func aBrowserSignInIsOfferedForAnOAuthSession() async throws {
         let notices = Notices(.close), starts = Starts()
-        let claims = #""email":"a@example.com","app_metadata":{"provider":"github","providers":["github"]}"#
+        let claims = #""email":"a@example.com","app_metadata":{"provider":"email","providers":["email","github"]}"#
         try await Self.afterRefreshFailing(Self.fatal, store: Self.store(amr: ["oauth"], claims: claims), notices: notices, starts: starts) { _, _ in
             try await SecondFactorThroughDaemonTests.waitUntil { !notices.plans.isEmpty }
             #expect(notices.plans == [.browser(provider: "github")])
             try await Task.sleep(for: .milliseconds(200))
             #expect(starts.started.isEmpty, "a closed notice starts nothing")
+        }
+    }
+
+    @Test func aBrowserSignInToAnAccountWithASecondFactorRunsInATerminal() async throws {
+        let notices = Notices(.choose), starts = Starts()
+        var store = Self.store(amr: ["totp", "oauth"], claims: #""app_metadata":{"provider":"github","providers":["github"]}"#)
+        var session = try #require(store.stored("default"))
+        session.user.verifiedFactors = [FactorSummary(id: FakeGoTrue.factorID, type: "totp")]
+        store = InMemorySessionStore(sessions: ["default": session])
+        try await Self.afterRefreshFailing(Self.fatal, store: store, notices: notices, starts: starts) { _, _ in
+            try await SecondFactorThroughDaemonTests.waitUntil { !starts.started.isEmpty }
+            // authctl asks for the second factor's code after the browser, so it needs a terminal.
+            #expect(starts.started == ["in terminal: default login --profile default --provider github"])
+        }
+    }
+
+    @Test func withNothingToStartTheNoticeOffersNoAction() async throws {
+        let notices = Notices(.choose), starts = Starts(available: false)
+        try await Self.afterRefreshFailing(Self.fatal, store: Self.store(amr: ["password"], claims: #""email":"a@example.com""#),
+                                           notices: notices, starts: starts) { _, _ in
+            try await SecondFactorThroughDaemonTests.waitUntil { !notices.offers.isEmpty }
+            #expect(notices.offers == [false])
+            #expect(starts.started.isEmpty)
         }
     }
 

@@ -76,7 +76,14 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         case .password(let address, let password):
             accepted = state.withLock { $0.password == password } && address == .email("a@example.com")
         case .oneTimeCode(_, let code, _): accepted = code == "123456"
-        case .tokenHash(let hash, _): accepted = hash == "good-token-hash"
+        case .tokenHash(let hash, _):
+            // A link made for someone else's account, handed over to this user.
+            if hash == "other-account-hash" {
+                var grant = grant()
+                grant.user = UserSummary(id: "user-2", email: "mallory@example.com")
+                return grant
+            }
+            accepted = hash == "good-token-hash"
         case .idToken(_, let idToken, _, _): accepted = idToken == "good-id-token"
         case .authorizationCode(_, let verifier): accepted = verifier == "good-verifier"
         }

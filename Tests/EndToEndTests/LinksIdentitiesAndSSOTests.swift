@@ -51,6 +51,33 @@ struct LinksIdentitiesAndSSOTests {
         }
     }
 
+    @Test func aTokenHashLinkToAnAppSchemeSignsInOnlyWhileItsSignInWaits() async throws {
+        try await Stack.running("token-hash", lifetime: 3600) { stack in
+            let email = "hash-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+            try stack.signUp(email: email, password: "hash-pw-\(UUID().uuidString)")
+            let daemon = try stack.startDaemon()
+            defer { daemon.stop() }
+            // Nobody waits: a link an app scheme hands over (from a web page, say) signs nobody in.
+            let unasked = try stack.authctl(["open-url", "myapp://confirm?token_hash=pkce_0123456789abcdef&type=email"])
+            #expect(unasked.status != 0)
+            #expect(try stack.statusJSON()["state"] as? String == "signed_out")
+
+            let waiting = try Spawned(Binaries.path("authctl"), ["login", "--otp", "--link", "--email", email, "--redirect-url", "myapp://confirm", "--timeout", "60"],
+                                      environment: stack.environment, in: stack.directory, name: "login-hash")
+            defer { waiting.stop() }
+            var message: [String: Any]?
+            #expect(try Self.waitUntil { message = try Self.linkMessage(stack, to: email); return message != nil })
+            let hash = try #require(message?["token_hash"] as? String)
+            let type = try #require(message?["type"] as? String)
+            SecretScan.record(secrets: [hash])
+            // What the app's handler runs for a template that links with the token hash.
+            let handed = try stack.authctl(["open-url", "myapp://confirm?token_hash=\(hash)&type=\(type)"])
+            #expect(handed.status == 0, "\(handed.stderr)")
+            #expect(waiting.waitForExit(timeout: 30) == 0, "\(waiting.stderr)")
+            #expect((try stack.statusJSON()["user"] as? [String: Any])?["email"] as? String == email)
+        }
+    }
+
     @Test func aConfirmationIsSentAgain() async throws {
         try await Stack.running("resend", lifetime: 3600) { stack in
             let daemon = try stack.startDaemon()

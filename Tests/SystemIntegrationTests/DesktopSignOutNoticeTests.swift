@@ -15,11 +15,11 @@ import Testing
         let service = try FakeNotificationService(address: bus.address, reaction: .invoke(DesktopSignOutNotice.actionKey))
         let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
         let chosen = await notice.sessionEnded(profile: "work<b>", reason: .sessionEnded(code: "refresh_token_already_used"),
-                                               plan: .password(.email("a@example.com")))
+                                               plan: .password(.email("a@example.com")), offersSignIn: true)
         #expect(chosen)
         let shown = try #require(service.shown.first)
         #expect(shown.appName == "authd" && shown.actions == ["sign-in", "Sign in"])
-        #expect(shown.summary == "Sign in again to 'work&lt;b&gt;'")
+        #expect(shown.summary == "Sign in again to 'work<b>'", "a summary is plain text")
         #expect(shown.body.contains("profile 'work&lt;b&gt;'") && shown.body.contains("used twice") && shown.body.contains("(refresh_token_already_used)"))
         #expect(shown.body.contains("authctl login --profile work&lt;b&gt; --email a@example.com"))
         service.stop()
@@ -29,7 +29,7 @@ import Testing
         let bus = try PrivateBus()
         let service = try FakeNotificationService(address: bus.address, reaction: .ignore)
         let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
-        let waiting = Task { await notice.sessionEnded(profile: "work", reason: .secondFactorRequired(serverCode: "session_expired"), plan: .browser(provider: "github")) }
+        let waiting = Task { await notice.sessionEnded(profile: "work", reason: .secondFactorRequired(serverCode: "session_expired"), plan: .browser(provider: "github"), offersSignIn: true) }
         #expect(await service.wait { $0.shown.count == 1 })
         waiting.cancel()
         #expect(await waiting.value == false)
@@ -43,13 +43,14 @@ import Testing
         let bus = try PrivateBus()
         let service = try FakeNotificationService(address: bus.address, reaction: .dismiss)
         let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
-        #expect(await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "session_expired"), plan: .anonymous) == false)
+        #expect(await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "session_expired"), plan: .anonymous, offersSignIn: false) == false)
         let anonymous = try #require(service.shown.first)
         #expect(anonymous.actions.isEmpty && anonymous.body.contains("anonymous user cannot sign in again"))
-        _ = await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "user_banned"), plan: .unknown)
-        #expect(service.shown.count == 2 && service.shown[1].actions.isEmpty && service.shown[1].body.contains("--email ADDRESS"))
-        #expect(await notice.sessionEnded(profile: "work", reason: .userRequested, plan: .password(.email("a@example.com"))) == false)
-        #expect(await notice.sessionEnded(profile: "work", reason: .replaced, plan: .password(.email("a@example.com"))) == false)
+        _ = await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "user_banned"), plan: .unknown, offersSignIn: false)
+        #expect(service.shown.count == 2 && service.shown[1].actions.isEmpty && service.shown[1].body.contains("Sign in again: authctl login --profile work --email ADDRESS"))
+        #expect(!service.shown[1].body.contains("Choose Sign in"), "no action, no word of one")
+        #expect(await notice.sessionEnded(profile: "work", reason: .userRequested, plan: .password(.email("a@example.com")), offersSignIn: true) == false)
+        #expect(await notice.sessionEnded(profile: "work", reason: .replaced, plan: .password(.email("a@example.com")), offersSignIn: true) == false)
         #expect(service.shown.count == 2)
         service.stop()
     }
@@ -57,7 +58,7 @@ import Testing
     @Test func withoutANotificationServiceNothingIsChosen() async throws {
         let bus = try PrivateBus()
         let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
-        #expect(await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "session_expired"), plan: .browser(provider: "github")) == false)
+        #expect(await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "session_expired"), plan: .browser(provider: "github"), offersSignIn: true) == false)
     }
 
     @Test func aBrowserSignInRunsAuthctlItselfAndAPasswordOneRunsItInATerminal() async throws {
@@ -78,9 +79,11 @@ import Testing
         environment["PATH"] = directory.path + ":/usr/bin:/bin"
         let starter = AuthctlSignInStarter(authctl: authctl, environment: environment, logger: logger)
 
-        await starter.startSignIn(profile: "work", plan: .browser(provider: "github"))
-        await starter.startSignIn(profile: "work", plan: .password(.email("a@example.com")))
-        await starter.startSignIn(profile: "work", plan: .anonymous)
+        #expect(starter.canStart(.browser(provider: "github"), inTerminal: false) && starter.canStart(.password(.email("a@example.com")), inTerminal: true))
+        #expect(!starter.canStart(.anonymous, inTerminal: true))
+        await starter.startSignIn(profile: "work", plan: .browser(provider: "github"), inTerminal: false)
+        await starter.startSignIn(profile: "work", plan: .password(.email("a@example.com")), inTerminal: true)
+        await starter.startSignIn(profile: "work", plan: .anonymous, inTerminal: true)
         let ran = try String(contentsOfFile: record, encoding: .utf8)
         #expect(ran == "login|--profile|work|--provider|github|\nterminal\nlogin|--profile|work|--email|a@example.com|\n")
 
