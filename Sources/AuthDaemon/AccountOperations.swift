@@ -27,10 +27,10 @@ public struct AccountOperations: Sendable {
     /// if the keyring refused it). Subscribers are told `event` (`SIGNED_IN`, or
     /// `PASSWORD_RECOVERY` for a recovery code). A refused sign-in leaves the current session alone.
     /// `captchaToken` is passed on for a project that protects password sign-in with a CAPTCHA.
-    /// With `expectedEmail`, a session of another account is not adopted but ended at the
-    /// server, and the sign-in fails as `anotherAccount`.
+    /// With `expected`, a session of another account is not adopted but ended at the server,
+    /// and the sign-in fails as `anotherAccount`.
     public func signIn(_ credential: SignInCredential, captchaToken: String? = nil,
-                       announcing event: SessionEvent = .signedIn, expectedEmail: String? = nil) async -> Result<Void, SignInFailure> {
+                       announcing event: SessionEvent = .signedIn, expecting expected: ExpectedAccount? = nil) async -> Result<Void, SignInFailure> {
         let grant: SessionGrant
         do {
             grant = try await api.signIn(credential, captchaToken: captchaToken)
@@ -38,12 +38,20 @@ public struct AccountOperations: Sendable {
             logger.info("sign-in refused", metadata: ["sign_in.method": "\(credential)", "error": "\(error.localizedDescription)"])
             return .failure(.server(error))
         }
-        if let expectedEmail, grant.user.email?.lowercased() != expectedEmail.lowercased() {
+        if let expected, await !isExpected(grant.user, expected) {
             logger.notice("an emailed link signed in another account than it was sent to; refused", metadata: ["sign_in.method": "\(credential)"])
             try? await api.signOut(accessToken: grant.accessToken, scope: .local)
             return .failure(.flow(.anotherAccount))
         }
         return await session.adopt(grant, announcing: event).mapError { .replaced($0) }
+    }
+
+    /// Whether `user` is the account a sign-in was meant for.
+    private func isExpected(_ user: UserSummary, _ expected: ExpectedAccount) async -> Bool {
+        switch expected {
+        case .email(let email): return user.email?.lowercased() == email.lowercased()
+        case .signedInUser: return await session.status().user?.id == user.id
+        }
     }
 
     /// Takes over the session an app held until now: exchanges its refresh token
@@ -166,6 +174,14 @@ public struct AccountOperations: Sendable {
 }
 
 /// Why a sign-in did not produce a session.
+/// The account a sign-in must bring, when a link could have been made for another.
+public enum ExpectedAccount: Sendable, Equatable {
+    /// The account with this email address (where the link was sent).
+    case email(String)
+    /// The user signed in now (an email change's link, which keeps the user).
+    case signedInUser
+}
+
 public enum SignInFailure: Error, Sendable {
     /// GoTrue refused or could not be reached.
     case server(ServerFailure)

@@ -121,7 +121,10 @@ public actor BrowserSignIns: Service {
         case .failure(let failure): return .failure(.flow(failure))
         }
         switch await send(EmailLink(redirectTo: flow.redirectTo, codeChallenge: PKCE.challenge(for: flow.codeVerifier))) {
-        case .success(let sent): return .success((flow, sent))
+        case .success(let sent):
+            // Displaced while the email went out: its waiters were told, and so is this caller.
+            guard flows.pending(now: clock.now()).contains(where: { $0.id == flow.id }) else { return .failure(.flow(.replaced)) }
+            return .success((flow, sent))
         case .failure(let failure):
             flows.cancel(flow.id)
             return .failure(failure)
@@ -185,7 +188,10 @@ public actor BrowserSignIns: Service {
             switch link {
             case .success(let link):
                 let event: SessionEvent = link.type == .recovery || flow.kind == .recoveryLink ? .passwordRecovery : .signedIn
-                result = await accounts.signIn(.tokenHash(link.hash, type: link.type), announcing: event, expectedEmail: flow.emailAddress)
+                // An email change's link signs in the user who asked for it, under the new address.
+                // Fails closed: a flow without its address takes only the user signed in now.
+                let expected: ExpectedAccount = link.type == .emailChange ? .signedInUser : flow.emailAddress.map(ExpectedAccount.email) ?? .signedInUser
+                result = await accounts.signIn(.tokenHash(link.hash, type: link.type), announcing: event, expecting: expected)
             case .failure(let failure):
                 result = .failure(.flow(failure))
             }

@@ -20,7 +20,8 @@ public actor SessionDriver: Service {
     private var machine: SessionMachine {
         didSet {
             publish()
-            if let session = machine.session { lastSession = session }
+            // Kept only for a notice, and only until the sign-out that needs it.
+            if notice != nil, let session = machine.session { lastSession = session }
         }
     }
     private let store: any SessionStore
@@ -63,7 +64,8 @@ public actor SessionDriver: Service {
         case refresh(refreshToken: String, generation: UInt64)
         case timerFired
         case loadStore
-        case notice(SignOutReason)
+        /// A sign-out the user is told about, with the session that ended.
+        case notice(SignOutReason, ended: Session?)
     }
     private enum KeyringJob: Sendable {
         case store(Session, generation: UInt64)
@@ -118,19 +120,17 @@ public actor SessionDriver: Service {
                     group.addTask { await self.refresh(refreshToken, generation: generation) }
                 case .loadStore:
                     group.addTask { await self.loadStoredSession() }
-                case .notice(let reason):
+                case .notice(let reason, let ended):
                     // Signed in again before the notice came up: nothing to tell.
                     guard let notice, machine.session == nil else { break }
-                    let plan = SignInAgainPlan(accessToken: lastSession?.accessToken ?? "")
-                    let secondFactor = DesktopNoticeRule.isAboutSecondFactor(reason) || !(lastSession?.user.verifiedFactors.isEmpty ?? true)
-                    lastSession = nil
+                    let plan = SignInAgainPlan(accessToken: ended?.accessToken ?? "")
+                    let secondFactor = DesktopNoticeRule.isAboutSecondFactor(reason) || !(ended?.user.verifiedFactors.isEmpty ?? true)
                     let offer = SignInOffer(plan: plan, inTerminal: plan.needsTerminal(secondFactor: secondFactor))
-                    let offered = plan.authctlArguments(profile: profile) != nil && (signInStarter?.canStart(plan, inTerminal: offer.inTerminal) ?? false)
                     let (signedInAgain, withdrawal) = AsyncStream<Void>.makeStream()
                     nextNotice += 1
                     let number = nextNotice
                     noticeWithdrawals[number] = withdrawal
-                    let profile = profile, starter = offered ? signInStarter : nil
+                    let profile = profile, starter = plan.authctlArguments(profile: profile) == nil ? nil : signInStarter
                     group.addTask {
                         await Self.offerSignIn(notice, starter: starter, profile: profile, reason: reason, offer: offer, until: signedInAgain)
                         await self.noticeEnded(number)
@@ -141,8 +141,6 @@ public actor SessionDriver: Service {
         }
     }
 
-    /// Shows the notice until the user chooses to sign in (then starts that sign-in), closes it,
-    /// or the profile signs in again some other way (then it is withdrawn).
     /// A sign-in to offer, and where it runs.
     private struct SignInOffer: Sendable {
         var plan: SignInAgainPlan
@@ -154,8 +152,12 @@ public actor SessionDriver: Service {
         noticeWithdrawals.removeValue(forKey: number)?.finish()
     }
 
+    /// Shows the notice until the user chooses to sign in (then starts that sign-in), closes it,
+    /// or the profile signs in again some other way (then it is withdrawn). Off the actor: the
+    /// starter looks at the file system to tell whether it can start anything.
     private static func offerSignIn(_ notice: any SignOutNotice, starter: (any SignInStarter)?, profile: String, reason: SignOutReason,
                                     offer: SignInOffer, until signedInAgain: AsyncStream<Void>) async {
+        let starter = starter.flatMap { $0.canStart(offer.plan, inTerminal: offer.inTerminal) ? $0 : nil }
         let chosen = await withTaskGroup(of: Bool.self) { race in
             race.addTask { await notice.sessionEnded(profile: profile, reason: reason, plan: offer.plan, offersSignIn: starter != nil) }
             race.addTask {
@@ -166,7 +168,9 @@ public actor SessionDriver: Service {
             race.cancelAll()
             return first
         }
-        if chosen, let starter { await starter.startSignIn(profile: profile, plan: offer.plan, inTerminal: offer.inTerminal) }
+        // Chosen just as the daemon stops: no window that would outlive it.
+        guard chosen, !Task.isCancelled, let starter else { return }
+        await starter.startSignIn(profile: profile, plan: offer.plan, inTerminal: offer.inTerminal)
     }
 
     /// Returns once the stored session has been read (at most the keyring's timeout after start),
@@ -424,9 +428,15 @@ public actor SessionDriver: Service {
                     // Failed refreshes are logged where they fail; a held-back one never leaves.
                     logger.notice("refresh held back", metadata: ["refresh.detail": "\(detail)"])
                 }
-                if case .signedOut(let reason) = event, DesktopNoticeRule.notifies(reason) {
-                    // Out of the way of the session's own work: a notification service can be slow.
-                    jobSink.yield(.notice(reason))
+                if case .signedOut(let reason) = event {
+                    // The session that ended, as it was when it did (a later sign-in and sign-out
+                    // must not change what this notice offers); kept no longer.
+                    let ended = lastSession
+                    lastSession = nil
+                    if DesktopNoticeRule.notifies(reason) {
+                        // Out of the way of the session's own work: a notification service can be slow.
+                        jobSink.yield(.notice(reason, ended: ended))
+                    }
                 }
                 let message = StatusMapper.event(event, machine: machine, profile: profile, server: server)
                 logger.debug("event", metadata: ["event.name": "\(message.event)"])

@@ -27,9 +27,11 @@ public struct AuthctlSignInStarter: SignInStarter {
         return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("authctl").path
     }
 
-    /// Whether authctl is there, with a terminal program when one is needed.
+    /// Whether authctl is there, with a display to open a window or a browser on and a terminal
+    /// program when one is needed.
     public func canStart(_ plan: SignInAgainPlan, inTerminal: Bool) -> Bool {
-        guard let arguments = plan.authctlArguments(profile: "-"), FileManager.default.isExecutableFile(atPath: authctl) else { return false }
+        guard let arguments = plan.authctlArguments(profile: "-"), FileManager.default.isExecutableFile(atPath: authctl),
+              ["DISPLAY", "WAYLAND_DISPLAY"].contains(where: { !(environment[$0] ?? "").isEmpty }) else { return false }
         return Self.command(authctl: authctl, arguments: arguments, inTerminal: inTerminal, environment: environment) != nil
     }
 
@@ -75,6 +77,8 @@ public struct AuthctlSignInStarter: SignInStarter {
             ended.continuation.yield(finished.terminationStatus)
             ended.continuation.finish()
         }
+        // Cancelled already (the daemon stops): no window that would outlive it.
+        guard !Task.isCancelled else { return nil }
         do { try process.run() } catch { return nil }
         let running = Running(process)
         return await withTaskCancellationHandler {

@@ -43,14 +43,18 @@ import Testing
     }
 
     @Test func aTokenHashLinkToAnotherAccountIsRefusedAndItsSessionEnded() async throws {
-        try await DaemonHarness.run { daemon in
+        let store = InMemorySessionStore(sessions: ["default": Fixtures.session(7, receivedAt: Date())])
+        try await DaemonHarness.run(store: store) { daemon in
             let sent = try await offPool { try daemon.connect().call(Methods.SendCode.self, .init(email: "a@example.com", redirectTo: "myapp://confirm")) }
             #expect(sent.flowID != nil)
             let refused = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm?token_hash=other-account-hash&type=magiclink"))
             guard case .browserSignInFailed(let message)? = refused else { Issue.record("expected a refusal, got \(String(describing: refused))"); return }
             #expect(message.contains("another account"))
-            #expect(daemon.api.signOutCalls == [.local], "the foreign session is ended at the server")
-            #expect(try await offPool { try daemon.connect().call(Methods.Status.self, ProfileParameters()) }.state == "signed_out")
+            // The foreign session is ended at the server with its own token; the user's stays.
+            #expect(daemon.api.signOutCalls == [.local] && daemon.api.signOutTokens == ["access-1"])
+            #expect(daemon.store.stored("default")?.refreshToken == "refresh-7")
+            let status = try await offPool { try daemon.connect().call(Methods.Status.self, ProfileParameters()) }
+            #expect(status.state == "signed_in" && status.user?.email == "a@example.com")
             // A type no emailed link has is refused before anything is verified.
             _ = try await offPool { try daemon.connect().call(Methods.SendCode.self, .init(email: "a@example.com", redirectTo: "myapp://confirm")) }
             let sms = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm?token_hash=good-token-hash&type=sms"))

@@ -12,6 +12,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var refreshFailures: [ServerFailure] = []
         var refreshCalls = 0
         var signOutCalls: [SignOutScope] = []
+        var signOutTokens: [String] = []
         var refreshDelay: Duration = .zero
         var serverClock: Result<Date?, ServerFailure> = .success(nil)
         var codesSent: [CodeRequest] = []
@@ -199,10 +200,16 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         return grant()
     }
 
-    /// Records the scope.
+    /// Records the scope and the token.
     public func signOut(accessToken: String, scope: SignOutScope) async throws(ServerFailure) {
-        state.withLock { $0.signOutCalls.append(scope) }
+        state.withLock {
+            $0.signOutCalls.append(scope)
+            $0.signOutTokens.append(accessToken)
+        }
     }
+
+    /// The access tokens of sign-out calls, in order.
+    public var signOutTokens: [String] { state.withLock { $0.signOutTokens } }
 
     /// The factor every enrollment makes, and the challenge every challenge makes.
     public static let factorID = "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", challengeID = "c0ffee00-1111-4222-8333-444455556666"

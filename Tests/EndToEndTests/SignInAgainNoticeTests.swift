@@ -76,6 +76,8 @@ struct SignInAgainNoticeTests {
         let pidFile = stack.directory.appendingPathComponent("authd.pid").path
         var environment = stack.environment
         environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        // A desktop's display (nothing opens on it: the terminal stand-in needs none).
+        environment["DISPLAY"] = ":99"
         environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
         environment["DBUS_SESSION_BUS_ADDRESS"] = nil
         let inner = #"echo "$DBUS_SESSION_BUS_ADDRESS" > "$1"; echo $$ > "$2"; shift 2; exec "$@""#

@@ -77,6 +77,11 @@ import Testing
         _ = try script("x-terminal-emulator", "echo terminal >> '\(record)'; [ \"$1\" = -e ] && shift; exec \"$@\" < /dev/null")
         var environment = ProcessInfo.processInfo.environment
         environment["PATH"] = directory.path + ":/usr/bin:/bin"
+        environment["DISPLAY"] = nil
+        environment["WAYLAND_DISPLAY"] = nil
+        // Without a display nothing could open a window or a browser.
+        #expect(!AuthctlSignInStarter(authctl: authctl, environment: environment, logger: logger).canStart(.browser(provider: "github"), inTerminal: false))
+        environment["DISPLAY"] = ":99"
         let starter = AuthctlSignInStarter(authctl: authctl, environment: environment, logger: logger)
 
         #expect(starter.canStart(.browser(provider: "github"), inTerminal: false) && starter.canStart(.password(.email("a@example.com")), inTerminal: true))
