@@ -1,12 +1,8 @@
 import ArgumentParser
 
 /// The options of every flow that comes back from a browser (a provider's or SSO sign-in, an
-/// emailed link, linking an identity): where it comes back, whether authctl opens the browser,
-/// and how long it waits.
+/// emailed link, linking an identity): where it comes back and how long authctl waits.
 struct BrowserFlowOptions: ParsableArguments {
-    @Flag(name: .customLong("no-browser"), help: "Print the URL instead of opening a browser (SSH, headless).")
-    var noBrowser = false
-
     @Option(name: .customLong("redirect-url"), help: "An app's custom-scheme callback (e.g. myapp://login-callback) instead of the loopback listener.")
     var redirectURL: String?
 
@@ -14,7 +10,7 @@ struct BrowserFlowOptions: ParsableArguments {
     var timeout: Int = 300
 
     /// Whether any was given.
-    var areSet: Bool { noBrowser || redirectURL != nil || timeout != 300 }
+    var areSet: Bool { redirectURL != nil || timeout != 300 }
 
     func validate() throws {
         if timeout < 1 || timeout > 300 { throw ValidationError("--timeout must be between 1 and 300 seconds (the server keeps a flow 5 minutes)") }

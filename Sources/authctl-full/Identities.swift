@@ -51,6 +51,9 @@ struct Identities: ParsableCommand {
 
         @OptionGroup var browser: BrowserFlowOptions
 
+        @Flag(name: .customLong("no-browser"), help: "Print the URL instead of opening a browser (SSH, headless).")
+        var noBrowser = false
+
         @Flag(help: "Print the resulting status as one JSON object.")
         var json = false
 
@@ -59,7 +62,7 @@ struct Identities: ParsableCommand {
                 let connection = try global.connect()
                 let (profile, provider, scopes) = (global.profile, self.provider, self.scopes)
                 let status = try BrowserSignIn(connection: connection, profile: profile, purpose: "link your \(provider) account",
-                                               redirectURL: browser.redirectURL, openBrowser: !browser.noBrowser, timeout: TimeInterval(browser.timeout)) { redirect in
+                                               redirectURL: browser.redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(browser.timeout)) { redirect in
                     let flow = try connection.call(Methods.LinkIdentity.self, .init(profile: profile, provider: provider, redirectTo: redirect, scopes: scopes))
                     return .init(flowID: flow.flowID, url: flow.url, expiresIn: flow.expiresIn)
                 }.run()

@@ -70,6 +70,9 @@ struct Login: ParsableCommand {
 
     @OptionGroup var browser: BrowserFlowOptions
 
+    @Flag(name: .customLong("no-browser"), help: "With --provider, --sso or --sso-provider: print the URL instead of opening a browser (SSH, headless).")
+    var noBrowser = false
+
     @Flag(help: "With --otp --email: sign in by opening the emailed link on this computer instead of typing the code.")
     var link = false
 
@@ -102,7 +105,7 @@ struct Login: ParsableCommand {
         if provider == nil, idTokenFile != nil || accessTokenFile != nil || nonce != nil || scopes != nil {
             throw ValidationError("--id-token-file, --nonce, --access-token-file and --scopes need --provider")
         }
-        if !comesBack, browser.areSet {
+        if !comesBack, browser.areSet || noBrowser {
             throw ValidationError("--no-browser, --redirect-url and --timeout need --provider, --sso, --sso-provider or --link")
         }
         if sso != nil || ssoProvider != nil {
@@ -115,7 +118,7 @@ struct Login: ParsableCommand {
         if link {
             if !otp || email == nil { throw ValidationError("--link goes with --otp --email (a text message carries only the code)") }
             if sendOnly || codeStdin { throw ValidationError("--link waits for the link: no --send-only or --code-stdin") }
-            if browser.noBrowser { throw ValidationError("--link opens no browser: you open the email's link") }
+            if noBrowser { throw ValidationError("--link opens no browser: you open the email's link") }
         }
         if accessTokenFile != nil, idTokenFile == nil { throw ValidationError("--access-token-file goes with --id-token-file") }
         if idTokenFile == "-", accessTokenFile == "-" {
@@ -128,7 +131,7 @@ struct Login: ParsableCommand {
         if captcha.readsStandardInput, passwordStdin || codeStdin {
             throw ValidationError("only one of --captcha-token-file, --password-stdin and --code-stdin can read standard input")
         }
-        if idTokenFile != nil, browser.areSet { throw ValidationError("--id-token-file signs in without a browser") }
+        if idTokenFile != nil, browser.areSet || noBrowser { throw ValidationError("--id-token-file signs in without a browser") }
         if !otp, createUser || sendOnly || codeStdin { throw ValidationError("--create-user, --send-only and --code-stdin need --otp") }
         if anonymous || withSession {
             let way = anonymous ? "--anonymous" : "--with-session"
@@ -159,7 +162,7 @@ struct Login: ParsableCommand {
                 let (domain, id) = (sso, ssoProvider)
                 let profile = global.profile
                 status = try BrowserSignIn(connection: connection, profile: profile, purpose: "sign in with \(domain.map { "your \($0) account" } ?? "single sign-on")",
-                                           redirectURL: browser.redirectURL, openBrowser: !browser.noBrowser, timeout: TimeInterval(browser.timeout)) { redirect in
+                                           redirectURL: browser.redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(browser.timeout)) { redirect in
                     let flow = try connection.call(Methods.SingleSignOnBegin.self, .init(profile: profile, domain: domain, providerID: id, redirectTo: redirect))
                     return .init(flowID: flow.flowID, url: flow.url, expiresIn: flow.expiresIn)
                 }.run()
@@ -181,7 +184,7 @@ struct Login: ParsableCommand {
                                                    nonce: nonce), timeout: 60)
             } else if let provider {
                 status = try BrowserSignIn.provider(provider, scopes: scopes, connection: connection, profile: global.profile,
-                                                    redirectURL: browser.redirectURL, openBrowser: !browser.noBrowser, timeout: TimeInterval(browser.timeout)).run()
+                                                    redirectURL: browser.redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(browser.timeout)).run()
             } else if otp {
                 let captchaToken = try captcha.token(for: connection)
                 let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, phone: phone,

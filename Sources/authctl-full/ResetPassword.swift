@@ -11,7 +11,8 @@ struct ResetPassword: ParsableCommand {
         discussion: """
         Sends a recovery code to --email, signs in with it (subscribers see PASSWORD_RECOVERY) and sets the new \
         password (USER_UPDATED). With --stdin, standard input gives the code on its first line and the new \
-        password on its second. --send-only sends the code and exits.
+        password on its second. --send-only sends the code and exits. With --link the email's link, opened on \
+        this computer, signs in instead of the code (then --stdin gives only the new password).
         """)
 
     @OptionGroup var global: GlobalOptions
@@ -25,26 +26,48 @@ struct ResetPassword: ParsableCommand {
     @Flag(name: .customLong("send-only"), help: "Only send the recovery code.")
     var sendOnly = false
 
+    @Flag(help: "Sign in by opening the emailed link on this computer instead of typing the code.")
+    var link = false
+
+    @OptionGroup var browser: BrowserFlowOptions
+
     @OptionGroup var captcha: CaptchaTokenOption
 
     func validate() throws {
         if captcha.readsStandardInput, readStandardInput {
             throw ValidationError("only one of --captcha-token-file and --stdin can read standard input")
         }
+        if !link, browser.areSet { throw ValidationError("--redirect-url and --timeout go with --link") }
+        if link, sendOnly { throw ValidationError("--link waits for the link: no --send-only") }
     }
 
     func run() throws {
         try runReporting {
             let connection = try global.connect()
-            let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, purpose: "recovery",
-                                                                        captchaToken: try captcha.token(for: connection)), timeout: 60)
-            note("If \(sent.sentTo.escapedForTerminal) has an account, a recovery code was sent to it.")
-            if sendOnly { return }
-            let code = try readStandardInput ? SecretReader.fromStandardInput(what: "code")
-                : SecretReader.fromTerminal(prompt: "Code: ", echo: false, otherwise: "pass it on standard input with --stdin")
-            let status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, code: code, type: "recovery"),
+            let captchaToken = try captcha.token(for: connection)
+            let status: SessionStatus
+            if link {
+                let (profile, email) = (global.profile, self.email)
+                status = try BrowserSignIn(connection: connection, profile: profile, purpose: "reset the password", redirectURL: browser.redirectURL,
+                                           openBrowser: false, timeout: TimeInterval(browser.timeout)) { redirect in
+                    let sent = try connection.call(Methods.SendCode.self, .init(profile: profile, email: email, purpose: "recovery",
+                                                                                captchaToken: captchaToken, redirectTo: redirect), timeout: 60)
+                    note("If \(sent.sentTo.escapedForTerminal) has an account, a recovery link was sent to it. Open it on this computer.")
+                    // authd keeps a flow five minutes, as GoTrue keeps its flow state.
+                    return .init(flowID: sent.flowID ?? "", url: nil, expiresIn: 300)
+                }.run()
+                note("Link accepted; signed in as \((status.user?.displayName ?? "?").escapedForTerminal).")
+            } else {
+                let sent = try connection.call(Methods.SendCode.self, .init(profile: global.profile, email: email, purpose: "recovery",
+                                                                            captchaToken: captchaToken), timeout: 60)
+                note("If \(sent.sentTo.escapedForTerminal) has an account, a recovery code was sent to it.")
+                if sendOnly { return }
+                let code = try readStandardInput ? SecretReader.fromStandardInput(what: "code")
+                    : SecretReader.fromTerminal(prompt: "Code: ", echo: false, otherwise: "pass it on standard input with --stdin")
+                status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, code: code, type: "recovery"),
                                              timeout: 60)
-            note("Code accepted; signed in as \((status.user?.displayName ?? "?").escapedForTerminal).")
+                note("Code accepted; signed in as \((status.user?.displayName ?? "?").escapedForTerminal).")
+            }
             let password = try readStandardInput ? SecretReader.fromStandardInput(what: "new password")
                 : SecretReader.fromTerminal(prompt: "New password: ", echo: false, otherwise: "pass it on standard input with --stdin")
             guard !password.isEmpty else {

@@ -29,10 +29,11 @@ struct AnonymousAndTakeOverTests {
             let email = "kept-\(UUID().uuidString.prefix(6).lowercased())@example.com"
             let grantsBefore = try stack.refreshGrants()
             #expect(try stack.authctl(["user", "update", "--email", email]).status == 0)
-            #expect(Self.waitUntil { (try? stack.refreshGrants()) == grantsBefore + 1 })
+            #expect(Self.waitUntil { (try? stack.refreshGrants()) ?? 0 > grantsBefore })
+            // The refreshed token serves once it is stored, a moment after the server's answer.
+            #expect(Self.waitUntil { (try? Self.claims(stack))?["is_anonymous"] as? Bool == false })
             let kept = try #require(try stack.statusJSON()["user"] as? [String: Any])
             #expect(kept["id"] as? String == id && kept["email"] as? String == email && kept["is_anonymous"] == nil)
-            #expect(try Self.claims(stack)["is_anonymous"] as? Bool == false)
         }
     }
 
@@ -74,7 +75,8 @@ struct AnonymousAndTakeOverTests {
             // authd refreshes the session from now on (20 s tokens).
             let fresh = try stack.authctl(["token", "--min-valid", "20"])
             #expect(fresh.status == 0)
-            #expect(try stack.refreshGrants() == grantsBefore + 2)
+            // At least this refresh (a slow machine may have reached the scheduled one too).
+            #expect(try stack.refreshGrants() >= grantsBefore + 2)
             try stack.expectNoSecretPrinted([appRefreshToken], besides: [daemon])
         }
     }

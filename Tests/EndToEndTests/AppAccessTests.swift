@@ -91,14 +91,15 @@ struct AppAccessTests {
             let python = try FileManager.default.destinationOfSymbolicLink(atPath: "/usr/bin/python3")
             let executable = python.hasPrefix("/") ? python : "/usr/bin/" + python
 
-            // The user clicks Allow: the waiting request is answered, and the choice is remembered.
-            let allowing = try FakeNotificationService(address: bus, reaction: .invoke("allow"))
+            // Other tests' daemons share this bus and show their own notifications (their apps'
+            // questions, sessions the server ended): this test answers only its own.
+            let allowing = try FakeNotificationService(address: bus, reaction: .ignore)
             let first = try self.python(stack, "session.token", name: "notified-1")
+            let shown = try #require(Self.question(on: allowing, profile: stack.profile))
+            // The user clicks Allow: the waiting request is answered, and the choice is remembered.
+            allowing.click("allow", on: shown.id)
             #expect(first.waitForOutput(timeout: 30) { $0.contains("result") }, "\(first.stdout) \(first.stderr)")
             #expect(first.stdout.contains("result token"), "\(first.stdout)")
-            // Other tests' daemons share this bus and may show their own notices (a session the
-            // server ended): only the question about this app counts.
-            let shown = try #require(allowing.shown.first { $0.body.contains("'\(stack.profile)'") })
             #expect(shown.appName == "authd" && shown.actions == ["allow", "Allow", "deny", "Deny"])
             #expect(shown.body.contains(executable) && shown.body.contains("'\(stack.profile)'"), "\(shown.body)")
             allowing.stop()
@@ -107,13 +108,26 @@ struct AppAccessTests {
             // Another executable, and the user clicks Deny: a clear refusal, remembered too.
             let other = stack.directory.appendingPathComponent("other-python").path
             try FileManager.default.copyItem(atPath: executable, toPath: other)
-            let denying = try FakeNotificationService(address: bus, reaction: .invoke("deny"))
+            let denying = try FakeNotificationService(address: bus, reaction: .ignore)
             let second = try self.python(stack, "session.token", name: "notified-2", interpreter: other)
+            let asked = try #require(Self.question(on: denying, profile: stack.profile))
+            #expect(asked.body.contains(other))
+            denying.click("deny", on: asked.id)
             #expect(second.waitForOutput(timeout: 30) { $0.contains("error") }, "\(second.stdout) \(second.stderr)")
             #expect(second.stdout.contains("app_denied"), "\(second.stdout)")
-            #expect(denying.shown.filter { $0.body.contains("'\(stack.profile)'") }.count == 1 && denying.shown.contains { $0.body.contains(other) })
+            #expect(denying.shown.filter { $0.body.contains("'\(stack.profile)'") }.count == 1)
             denying.stop()
             #expect(try apps(stack).contains { $0["app"] as? String == other && $0["access"] as? String == "denied" })
         }
+    }
+
+    /// The question `service` was shown about `profile`, waiting up to 30 s for it.
+    static func question(on service: FakeNotificationService, profile: String) -> FakeNotificationService.Shown? {
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let shown = service.shown.first(where: { $0.actions.contains("allow") && $0.body.contains("'\(profile)'") }) { return shown }
+            usleep(50_000)
+        }
+        return nil
     }
 }

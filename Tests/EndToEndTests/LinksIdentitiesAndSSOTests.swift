@@ -53,6 +53,32 @@ struct LinksIdentitiesAndSSOTests {
         }
     }
 
+    @Test func aRecoveryLinkSignsInForTheNewPassword() async throws {
+        try await Stack.running("recovery-link", lifetime: 3600) { stack in
+            let email = "lost-\(UUID().uuidString.prefix(6).lowercased())@example.com"
+            try stack.signUp(email: email, password: "lost-pw-\(UUID().uuidString)")
+            let daemon = try stack.startDaemon()
+            defer { daemon.stop() }
+            let newPassword = "found-pw-\(UUID().uuidString)"
+            SecretScan.record(secrets: [newPassword])
+            // The new password comes from a file on standard input, never a command line.
+            let typed = try stack.file("new-password", contents: newPassword + "\n")
+            let waiting = try Spawned("/bin/sh", ["-c", #"exec "$0" reset-password --email "$1" --link --stdin --timeout 60 < "$2""#,
+                                                  Binaries.path("authctl"), email, typed],
+                                      environment: stack.environment, in: stack.directory, name: "reset-link")
+            defer { waiting.stop() }
+            var message: [String: Any]?
+            #expect(try Self.waitUntil { message = try Self.linkMessage(stack, to: email); return message?["type"] as? String == "recovery" })
+            let link = try #require(message?["link"] as? String)
+            let clicked = try runCommand("/usr/bin/curl", ["-sSL", "-o", "/dev/null", "-w", "%{http_code}", link], environment: stack.environment)
+            #expect(clicked.stdout == "200", "\(clicked.stderr)")
+            #expect(waiting.waitForExit(timeout: 30) == 0, "\(waiting.stderr)")
+            #expect(waiting.stderr.contains("Link accepted") && waiting.stderr.contains("Password changed"))
+            #expect(try stack.authctl(["logout"]).status == 0)
+            #expect(try stack.authctl(["login", "--email", email, "--password-stdin"], input: newPassword + "\n").status == 0)
+        }
+    }
+
     @Test func aTokenHashLinkToAnAppSchemeSignsInOnlyWhileItsSignInWaits() async throws {
         try await Stack.running("token-hash", lifetime: 3600) { stack in
             let email = "hash-\(UUID().uuidString.prefix(6).lowercased())@example.com"
