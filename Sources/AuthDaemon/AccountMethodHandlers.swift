@@ -47,21 +47,9 @@ extension DaemonMethods {
             default: throw invalidParams("'purpose' must be sign_in or recovery")
             }
             let captcha = try captchaToken(parameters.captchaToken)
-            let channel = address.field == "email" ? "email" : "sms"
-            guard let redirectTo = parameters.redirectTo else {
-                switch await profile.accounts.sendCode(request, captchaToken: captcha) {
-                case .success: return .init(sentTo: address.value, channel: channel)
-                case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
-                }
-            }
-            let bind = try linkRedirect(redirectTo, address: address)
-            let started = await profile.browser.beginEmailLink(to: address.value, recovery: parameters.purpose == "recovery", redirectTo: redirectTo,
-                                                               owner: connection.client.app, bind: bind) { link in
-                await profile.accounts.sendCode(request, captchaToken: captcha, link: link).mapError { .server($0) }
-            }
-            switch started {
-            case .success(let sent): return .init(sentTo: address.value, channel: channel, flowID: sent.flow.id)
-            case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
+            return try await sendMessage(profile, to: address, redirectTo: parameters.redirectTo, recovery: parameters.purpose == "recovery",
+                                         owner: connection.client.app) { link in
+                await profile.accounts.sendCode(request, captchaToken: captcha, link: link)
             }
         }
 
@@ -205,6 +193,28 @@ extension DaemonMethods {
             return .init(flowID: started.flow.id, url: started.url.absoluteString, expiresIn: Int(OAuthFlowBook.lifetime))
         case .failure(let failure):
             throw SignInErrorText.error(failure, method: .browser)
+        }
+    }
+
+    /// Has a code or link sent to `address` by `send` (given the link's target, nil for none).
+    /// With `redirectTo` (an email's link) a PKCE flow is started first, which the link
+    /// completes; the answer names it.
+    static func sendMessage(_ profile: ProfileServices, to address: ContactAddress, redirectTo: String?, recovery: Bool, owner: String,
+                            send: @Sendable (EmailLink?) async -> Result<Void, ServerFailure>) async throws(RPCErrorObject) -> Methods.SendCode.Result {
+        let channel = address.field == "email" ? "email" : "sms"
+        guard let redirectTo else {
+            switch await send(nil) {
+            case .success: return .init(sentTo: address.value, channel: channel)
+            case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
+            }
+        }
+        let bind = try linkRedirect(redirectTo, address: address)
+        let started = await profile.browser.beginEmailLink(to: address.value, recovery: recovery, redirectTo: redirectTo, owner: owner, bind: bind) { link in
+            await send(link).mapError { .server($0) }
+        }
+        switch started {
+        case .success(let sent): return .init(sentTo: address.value, channel: channel, flowID: sent.flow.id)
+        case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
         }
     }
 

@@ -11,21 +11,8 @@ extension DaemonMethods {
             let purpose = try resendPurpose(parameters.type, for: address)
             let request = ResendRequest(address: address, purpose: purpose)
             let captcha = try captchaToken(parameters.captchaToken)
-            let channel = address.field == "email" ? "email" : "sms"
-            guard let redirectTo = parameters.redirectTo else {
-                switch await profile.accounts.resend(request, captchaToken: captcha) {
-                case .success: return .init(sentTo: address.value, channel: channel)
-                case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
-                }
-            }
-            let bind = try linkRedirect(redirectTo, address: address)
-            let started = await profile.browser.beginEmailLink(to: address.value, recovery: false, redirectTo: redirectTo, owner: connection.client.app,
-                                                               bind: bind) { link in
-                await profile.accounts.resend(request, captchaToken: captcha, link: link).mapError { .server($0) }
-            }
-            switch started {
-            case .success(let sent): return .init(sentTo: address.value, channel: channel, flowID: sent.flow.id)
-            case .failure(let failure): throw SignInErrorText.error(failure, method: .code)
+            return try await sendMessage(profile, to: address, redirectTo: parameters.redirectTo, recovery: false, owner: connection.client.app) { link in
+                await profile.accounts.resend(request, captchaToken: captcha, link: link)
             }
         }
 

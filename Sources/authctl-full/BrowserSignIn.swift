@@ -16,6 +16,17 @@ struct BrowserSignIn {
         var flowID: String
         var url: String?
         var expiresIn: Int
+
+        /// A flow authd started with a URL to open (`oauth.begin`, `sso.begin`, `identities.link`).
+        init(_ begun: Methods.OAuthBegin.Result) {
+            self.init(flowID: begun.flowID, url: begun.url, expiresIn: begun.expiresIn)
+        }
+
+        init(flowID: String, url: String?, expiresIn: Int) {
+            self.flowID = flowID
+            self.url = url
+            self.expiresIn = expiresIn
+        }
     }
 
     let connection: AuthdConnection
@@ -33,8 +44,22 @@ struct BrowserSignIn {
                          openBrowser: Bool, timeout: TimeInterval) -> BrowserSignIn {
         BrowserSignIn(connection: connection, profile: profile, purpose: "sign in with \(provider)", redirectURL: redirectURL,
                       openBrowser: openBrowser, timeout: timeout) { redirect in
-            let flow = try connection.call(Methods.OAuthBegin.self, .init(profile: profile, provider: provider, redirectTo: redirect, scopes: scopes))
-            return Started(flowID: flow.flowID, url: flow.url, expiresIn: flow.expiresIn)
+            Started(try connection.call(Methods.OAuthBegin.self, .init(profile: profile, provider: provider, redirectTo: redirect, scopes: scopes)))
+        }
+    }
+
+    /// An emailed link: `request` (a `session.sendCode` without its redirect) sends it, `sent`
+    /// says where it went, and the link, opened on this computer, completes the flow.
+    static func emailLink(_ request: Methods.SendCode.Parameters, purpose: String, connection: AuthdConnection, redirectURL: String?,
+                          timeout: TimeInterval, sent: @escaping (Methods.SendCode.Result) -> String) -> BrowserSignIn {
+        BrowserSignIn(connection: connection, profile: request.profile, purpose: purpose, redirectURL: redirectURL, openBrowser: false,
+                      timeout: timeout) { redirect in
+            var linked = request
+            linked.redirectTo = redirect
+            let answer = try connection.call(Methods.SendCode.self, linked, timeout: 60)
+            note(sent(answer))
+            // authd keeps a flow five minutes, as GoTrue keeps its flow state.
+            return Started(flowID: answer.flowID ?? "", url: nil, expiresIn: 300)
         }
     }
 

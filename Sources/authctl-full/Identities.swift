@@ -63,8 +63,7 @@ struct Identities: ParsableCommand {
                 let (profile, provider, scopes) = (global.profile, self.provider, self.scopes)
                 let status = try BrowserSignIn(connection: connection, profile: profile, purpose: "link your \(provider) account",
                                                redirectURL: browser.redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(browser.timeout)) { redirect in
-                    let flow = try connection.call(Methods.LinkIdentity.self, .init(profile: profile, provider: provider, redirectTo: redirect, scopes: scopes))
-                    return .init(flowID: flow.flowID, url: flow.url, expiresIn: flow.expiresIn)
+                    .init(try connection.call(Methods.LinkIdentity.self, .init(profile: profile, provider: provider, redirectTo: redirect, scopes: scopes)))
                 }.run()
                 if json { try printJSON(status) }
                 note("Linked \(provider.escapedForTerminal) to \((status.user?.displayName ?? "?").escapedForTerminal) (profile \(status.profile.escapedForTerminal)).")

@@ -163,19 +163,14 @@ struct Login: ParsableCommand {
                 let profile = global.profile
                 status = try BrowserSignIn(connection: connection, profile: profile, purpose: "sign in with \(domain.map { "your \($0) account" } ?? "single sign-on")",
                                            redirectURL: browser.redirectURL, openBrowser: !noBrowser, timeout: TimeInterval(browser.timeout)) { redirect in
-                    let flow = try connection.call(Methods.SingleSignOnBegin.self, .init(profile: profile, domain: domain, providerID: id, redirectTo: redirect))
-                    return .init(flowID: flow.flowID, url: flow.url, expiresIn: flow.expiresIn)
+                    .init(try connection.call(Methods.SingleSignOnBegin.self, .init(profile: profile, domain: domain, providerID: id, redirectTo: redirect)))
                 }.run()
             } else if link, let email {
-                let captchaToken = try captcha.token(for: connection)
-                let (profile, createUser) = (global.profile, self.createUser)
-                status = try BrowserSignIn(connection: connection, profile: profile, purpose: "sign in", redirectURL: browser.redirectURL,
-                                           openBrowser: false, timeout: TimeInterval(browser.timeout)) { redirect in
-                    let sent = try connection.call(Methods.SendCode.self, .init(profile: profile, email: email, purpose: "sign_in", createUser: createUser,
-                                                                                captchaToken: captchaToken, redirectTo: redirect), timeout: 60)
-                    note("A sign-in link was sent to \(sent.sentTo.escapedForTerminal). Open it on this computer (its code works too: authctl verify --email \(sent.sentTo.escapedForTerminal)).")
-                    // authd keeps a flow five minutes, as GoTrue keeps its flow state.
-                    return .init(flowID: sent.flowID ?? "", url: nil, expiresIn: 300)
+                let request = Methods.SendCode.Parameters(profile: global.profile, email: email, purpose: "sign_in", createUser: createUser,
+                                                          captchaToken: try captcha.token(for: connection))
+                status = try BrowserSignIn.emailLink(request, purpose: "sign in", connection: connection, redirectURL: browser.redirectURL,
+                                                     timeout: TimeInterval(browser.timeout)) { sent in
+                    "A sign-in link was sent to \(sent.sentTo.escapedForTerminal). Open it on this computer (its code works too: authctl verify --email \(sent.sentTo.escapedForTerminal))."
                 }.run()
             } else if let provider, let idTokenFile {
                 status = try connection.call(Methods.SignInWithIdToken.self,

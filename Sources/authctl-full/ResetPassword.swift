@@ -47,14 +47,10 @@ struct ResetPassword: ParsableCommand {
             let captchaToken = try captcha.token(for: connection)
             let status: SessionStatus
             if link {
-                let (profile, email) = (global.profile, self.email)
-                status = try BrowserSignIn(connection: connection, profile: profile, purpose: "reset the password", redirectURL: browser.redirectURL,
-                                           openBrowser: false, timeout: TimeInterval(browser.timeout)) { redirect in
-                    let sent = try connection.call(Methods.SendCode.self, .init(profile: profile, email: email, purpose: "recovery",
-                                                                                captchaToken: captchaToken, redirectTo: redirect), timeout: 60)
-                    note("If \(sent.sentTo.escapedForTerminal) has an account, a recovery link was sent to it. Open it on this computer.")
-                    // authd keeps a flow five minutes, as GoTrue keeps its flow state.
-                    return .init(flowID: sent.flowID ?? "", url: nil, expiresIn: 300)
+                let request = Methods.SendCode.Parameters(profile: global.profile, email: email, purpose: "recovery", captchaToken: captchaToken)
+                status = try BrowserSignIn.emailLink(request, purpose: "reset the password", connection: connection, redirectURL: browser.redirectURL,
+                                                     timeout: TimeInterval(browser.timeout)) { sent in
+                    "If \(sent.sentTo.escapedForTerminal) has an account, a recovery link was sent to it. Open it on this computer."
                 }.run()
                 note("Link accepted; signed in as \((status.user?.displayName ?? "?").escapedForTerminal).")
             } else {

@@ -29,9 +29,9 @@ struct AnonymousAndTakeOverTests {
             let email = "kept-\(UUID().uuidString.prefix(6).lowercased())@example.com"
             let grantsBefore = try stack.refreshGrants()
             #expect(try stack.authctl(["user", "update", "--email", email]).status == 0)
-            #expect(Self.waitUntil { (try? stack.refreshGrants()) ?? 0 > grantsBefore })
+            #expect(waitUntil { (try? stack.refreshGrants()) ?? 0 > grantsBefore })
             // The refreshed token serves once it is stored, a moment after the server's answer.
-            #expect(Self.waitUntil { (try? Self.claims(stack))?["is_anonymous"] as? Bool == false })
+            #expect(waitUntil { (try? Self.claims(stack))?["is_anonymous"] as? Bool == false })
             let kept = try #require(try stack.statusJSON()["user"] as? [String: Any])
             #expect(kept["id"] as? String == id && kept["email"] as? String == email && kept["is_anonymous"] == nil)
         }
@@ -104,14 +104,5 @@ struct AnonymousAndTakeOverTests {
     static func claims(_ stack: Stack) throws -> [String: Any] {
         let report = try stack.authctl(["claims", "--json"])
         return ((try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any])?["claims"] as? [String: Any]) ?? [:]
-    }
-
-    static func waitUntil(timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(100_000)
-        }
-        return condition()
     }
 }

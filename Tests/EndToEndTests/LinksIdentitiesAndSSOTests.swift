@@ -15,16 +15,6 @@ struct LinksIdentitiesAndSSOTests {
         return messages.last { $0["link"] is String }
     }
 
-    /// Polls `condition` for up to `timeout` seconds.
-    static func waitUntil(timeout: TimeInterval = 20, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(100_000)
-        }
-        return try condition()
-    }
-
     @Test func theEmailedLinkOpenedOnThisComputerSignsIn() async throws {
         try await Stack.running("email-link", lifetime: 3600) { stack in
             let email = "link-\(UUID().uuidString.prefix(6).lowercased())@example.com"
@@ -35,7 +25,7 @@ struct LinksIdentitiesAndSSOTests {
                                       environment: stack.environment, in: stack.directory, name: "login-link")
             defer { waiting.stop() }
             var message: [String: Any]?
-            #expect(try Self.waitUntil { message = try Self.linkMessage(stack, to: email); return message != nil })
+            #expect(try waitUntil { message = try Self.linkMessage(stack, to: email); return message != nil })
             let link = try #require(message?["link"] as? String)
             // The code must show nowhere; the link is on this test's curl command line, as it
             // would be on a browser's, so it is not one of the secrets scanned for.
@@ -68,7 +58,7 @@ struct LinksIdentitiesAndSSOTests {
                                       environment: stack.environment, in: stack.directory, name: "reset-link")
             defer { waiting.stop() }
             var message: [String: Any]?
-            #expect(try Self.waitUntil { message = try Self.linkMessage(stack, to: email); return message?["type"] as? String == "recovery" })
+            #expect(try waitUntil { message = try Self.linkMessage(stack, to: email); return message?["type"] as? String == "recovery" })
             let link = try #require(message?["link"] as? String)
             let clicked = try runCommand("/usr/bin/curl", ["-sSL", "-o", "/dev/null", "-w", "%{http_code}", link], environment: stack.environment)
             #expect(clicked.stdout == "200", "\(clicked.stderr)")
@@ -97,7 +87,7 @@ struct LinksIdentitiesAndSSOTests {
                                       environment: stack.environment, in: stack.directory, name: "login-hash")
             defer { waiting.stop() }
             var message: [String: Any]?
-            #expect(try Self.waitUntil {
+            #expect(try waitUntil {
                 message = try Self.linkMessage(stack, to: email)
                 return message != nil && message?["token_hash"] as? String != unaskedHash
             })

@@ -83,6 +83,16 @@ final class Spawned: @unchecked Sendable {
     }
 }
 
+/// Polls `condition` every 100 ms for up to `timeout` seconds; whether it held.
+func waitUntil(timeout: TimeInterval = 20, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(100_000)
+    }
+    return try condition()
+}
+
 /// The result of a command that ran to completion.
 struct Completed {
     var status: Int32

@@ -172,16 +172,6 @@ struct SecondFactorTests {
         #expect(try stack.authctl(["mfa", "verify", "--code-stdin"], input: TOTPCode.now(secret: secret) + "\n").status == 0)
         return (id, secret)
     }
-
-    /// Polls `condition` every 100 ms for up to `timeout` seconds.
-    func waitUntil(timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-        return condition()
-    }
 }
 
 /// The code an authenticator app shows for a base32 secret (RFC 6238: SHA-1, 6 digits, 30 s).

@@ -34,7 +34,7 @@ struct SignInAgainNoticeTests {
         // "Sign in": authctl login runs in the terminal, where the password is typed.
         notifications.click("sign-in", on: shown.id)
         let signedIn = try await offPool {
-            Self.waitUntil { (try? stack.statusJSON())?["state"] as? String == "signed_in" }
+            waitUntil(timeout: 30) { (try? stack.statusJSON())?["state"] as? String == "signed_in" }
         }
         #expect(signedIn, "\(started.terminalLog())")
         #expect(started.terminalLog().contains("Signed in as \(email)"))
@@ -85,20 +85,11 @@ struct SignInAgainNoticeTests {
                         ["/bin/sh", "-c", inner, "sh", busFile, pidFile, Binaries.path("authd"), "--profile", stack.profile, "--url", stack.serverURL,
                          "--anon-key", "e2e-anon-key", "--log-level", "debug"],
                         environment: environment, in: stack.directory, name: "authd-own-bus")
-        guard waitUntil({ (try? String(contentsOfFile: pidFile, encoding: .utf8)) != nil && (try? stack.authctl(["status"]))?.status == 4 }),
+        guard waitUntil(timeout: 30, { (try? String(contentsOfFile: pidFile, encoding: .utf8)) != nil && (try? stack.authctl(["status"]))?.status == 4 }),
               let address = try? String(contentsOfFile: busFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines), !address.isEmpty,
               let pid = Int32((try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
             throw StackError("authd did not start on its own bus")
         }
         return (address, pid, { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" })
-    }
-
-    static func waitUntil(timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(100_000)
-        }
-        return condition()
     }
 }
