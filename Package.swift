@@ -16,16 +16,16 @@ let leanReleaseLinking: [LinkerSetting] = [.unsafeFlags([
     "-Xlinker", "--no-export-dynamic",
 ], .when(configuration: .release))]
 
-// authctl's front goes further: it uses nothing but the Swift runtime and a few system calls (no
-// Foundation, no name service lookups, no dlopen), so it is one fully static executable. The
-// dynamic loader, libc's and libstdc++'s relocations and symbol binding would be half of its start.
+// The benchmarks' Swift hello-world goes further: one fully static executable (authctl's front,
+// which it is measured against, is a static C program built by the Makefile). The dynamic loader,
+// libc's and libstdc++'s relocations and symbol binding would be half of its start.
 let staticReleaseSwift: [SwiftSetting] = [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
 let staticReleaseLinking: [LinkerSetting] = [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
 
 // Module graph (see README "Architecture"): the pure core and the wire contract depend on nothing
 // of ours; adapters (GoTrue HTTP, libsecret keyring, NIO socket server) implement the core's
-// ports; the daemon wires ports together; authctl and desktop apps see only the client library,
-// which does not pull in SwiftNIO so that short-lived clients start fast.
+// ports; the daemon wires ports together; authctl's commands and desktop apps see only the client
+// library, which does not pull in SwiftNIO so that short-lived clients start fast.
 // Only the daemon's side needs other packages. Each product of another package is used under the
 // trait "Daemon", on by default; an app that wants only the client library depends on this
 // package with `traits: []`, and SwiftPM then resolves, fetches and builds no other package.
@@ -41,8 +41,6 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "authd", targets: ["authd"]),
-        .executable(name: "authctl", targets: ["authctl"]),
-        .executable(name: "authctl-full", targets: ["authctl-full"]),
         .executable(name: "authd-dev-server", targets: ["authd-dev-server"]),
         .library(name: "AuthdClient", targets: ["AuthdClient"]),
     ],
@@ -55,22 +53,23 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
-        // Pure session rules and ports. Foundation only; never reads a clock.
-        .target(name: "AuthCore"),
+        // What the product took from Foundation that FoundationEssentials lacks (string trimming,
+        // an error's text, JSON of any shape), so that no module links Foundation and its ICU.
+        .target(name: "FoundationGaps"),
+        // Pure session rules and ports. FoundationEssentials only; never reads a clock.
+        .target(name: "AuthCore", dependencies: ["FoundationGaps"]),
         // The wire contract: JSON-RPC envelope, methods, events, errors.
-        .target(name: "AuthProtocol", dependencies: ["AuthSocket"]),
+        .target(name: "AuthProtocol", dependencies: ["AuthSocket", "FoundationGaps"]),
         // Client side of the Unix-socket transport: paths, framing, blocking POSIX connection.
-        // Without Foundation, so that authctl's front can use it and still start like a hello-world.
+        // Without Foundation: the token lines' hand-written codec is the hot path of benchmarks P1-P3.
         .target(name: "AuthSocket"),
         // BlockingLane: a thread of its own for blocking calls (libsecret in the daemon, socket reads
-        // in the client library). Not in AuthSocket: its async entry point would link the
-        // concurrency runtime and Dispatch into authctl's static front.
+        // in the client library), and Wakeup, a wait another thread can end. POSIX, no Foundation.
         .target(name: "BlockingCalls"),
         // Whether a pidfd's process still runs (glibc's pidfd_send_signal, which Swift cannot see).
         .target(name: "CAuthdPeer"),
@@ -84,6 +83,7 @@ let package = Package(
         ]),
         // HTTP adapter implementing AuthCore's GoTrueAPI port (async-http-client on SwiftNIO).
         .target(name: "GoTrue", dependencies: [
+            "FoundationGaps",
             "AuthCore",
             external("AsyncHTTPClient", "async-http-client"),
             external("NIOCore", "swift-nio"),
@@ -101,8 +101,9 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CAuthdSystem", dependencies: ["CSystemd"]),
         // config.toml: parsing with validation (file and line in every message) and the text edits
-        // behind `authctl profile`. Shared by authd and authctl.
-        .target(name: "AuthConfig", dependencies: ["AuthCore", "AuthProtocol", external("TOMLKit", "TOMLKit")]),
+        // behind `authctl profile`, on a reader of the TOML it uses (TOMLReader: TOMLKit links all of
+        // Foundation). Shared by authd and authctl.
+        .target(name: "AuthConfig", dependencies: ["AuthCore", "AuthProtocol", "FoundationGaps"]),
         // The daemon's parts, wired to ports only: session driver, method table, supervisor.
         .target(name: "AuthDaemon", dependencies: [
             "AuthCore", "AuthProtocol", "AuthSocketServer",
@@ -115,33 +116,27 @@ let package = Package(
         ]),
         // The daemon's ties to the system: wake signals, socket activation, sd_notify, the journal.
         .target(name: "SystemIntegration", dependencies: [
+            "BlockingCalls",
             "AuthCore", "CAuthdSystem", "CSystemd",
             external("Logging", "swift-log"),
         ]),
         // The library desktop apps link.
         .target(name: "AuthdClient", dependencies: ["AuthProtocol", "BlockingCalls"]),
         .executableTarget(name: "authd", dependencies: [
-            "AuthConfig", "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemIntegration",
+            "AuthctlCommands", "AuthConfig", "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemIntegration",
             external("ArgumentParser", "swift-argument-parser"),
             external("Logging", "swift-log"),
             external("NIOCore", "swift-nio"),
             external("ServiceLifecycle", "swift-service-lifecycle"),
         ], swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
-        // authctl's front: answers `authctl token` itself and hands everything else to authctl-full
-        // by exec. No Foundation, and fully static in release builds, so that `$(authctl token)` in
-        // scripts and prompts starts like a hello-world (benchmark P2). (The link warns that the
-        // Swift runtime refers to dlopen: only for an optional library it does not look for here.)
-        .executableTarget(name: "authctl", dependencies: ["AuthSocket"],
-                          swiftSettings: staticReleaseSwift, linkerSettings: staticReleaseLinking),
         // libqrencode, to draw a TOTP factor's otpauth:// URI as a QR code in the terminal for the
         // authenticator app to scan (`authctl mfa enroll`).
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        // The whole command-line tool, installed in libexec/authd and run by the front; linked the
-        // same way, since `authctl status` sits in prompts too.
-        .executableTarget(name: "authctl-full", dependencies: [
-            "AuthdClient", "AuthProtocol", "AuthConfig", "CQRencode",
+        // The whole command-line tool, run inside the authd executable (see Sources/authd/main.swift).
+        .target(name: "AuthctlCommands", dependencies: [
+            "AuthdClient", "AuthProtocol", "AuthConfig", "CQRencode", "FoundationGaps",
             external("ArgumentParser", "swift-argument-parser"),
-        ], swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
+        ]),
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server. Kept
         // with the tests: it is no part of the product, and nothing in Sources imports it.
         .target(name: "GoTrueDevServer", dependencies: [
@@ -159,7 +154,7 @@ let package = Package(
             external("ArgumentParser", "swift-argument-parser"),
         ], path: "Tests/authd-dev-server"),
         // Benchmarks/: the Swift hello-world that `authctl token` is measured against (scripts/bench),
-        // linked the same way as authctl.
+        // fully static.
         .executableTarget(name: "authd-bench-hello", path: "Benchmarks/Hello",
                           swiftSettings: staticReleaseSwift, linkerSettings: staticReleaseLinking),
         // Benchmarks/: the Swift runtime and Foundation alone, linked the same way as authd: the

@@ -1,7 +1,7 @@
 import AuthCore
 import AuthProtocol
-import Foundation
-import TOMLKit
+import FoundationEssentials
+import FoundationGaps
 
 /// One Supabase project (or account) authd keeps a session for.
 public struct ProfileConfiguration: Sendable, Equatable {
@@ -52,7 +52,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `$XDG_CONFIG_HOME/authd/config.toml` (or `~/.config/authd/config.toml`).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+            ?? ((environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? HomeDirectory.fromPasswordDatabase() ?? "/") + "/.config")
         return base + "/authd/config.toml"
     }
 
@@ -68,68 +68,89 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// access = "ask"                # optional: "open" (default) or "ask"
     /// ```
     public static func parse(_ text: String, source: String) throws(ConfigurationError) -> DaemonConfiguration {
-        let table: TOMLTable
-        do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ConfigurationError("\(source):\(error.source.begin.line): \(error.description)")
+        let document: TOMLTable
+        do throws(TOMLReader.Failure) {
+            document = try TOMLReader.read(text)
         } catch {
-            throw ConfigurationError("\(source): not valid TOML")
+            throw ConfigurationError("\(source):\(error.line): \(error.message)")
         }
-        let locator = KeyLocator(text)
-        for key in table.keys where !["default_profile", "refresh_lead", "sign_in_notifications", "profiles"].contains(key) {
-            throw ConfigurationError("\(locator.at(source, key: key, in: "")): unknown key '\(key)' (expected default_profile, refresh_lead, sign_in_notifications or [profiles.NAME])")
+        /// "config.toml:7", for what was written on line 7.
+        func at(_ line: Int) -> String { "\(source):\(line)" }
+
+        for (key, value) in document.entries where !["default_profile", "refresh_lead", "sign_in_notifications", "profiles"].contains(key) {
+            throw ConfigurationError("\(at(value.line)): unknown key '\(TOMLReader.keyPath([key]))' (expected default_profile, refresh_lead, sign_in_notifications or [profiles.NAME])")
         }
         var signInNotices = true
-        if let value = table["sign_in_notifications"] {
-            guard let enabled = value.bool else {
-                throw ConfigurationError("\(locator.at(source, key: "sign_in_notifications", in: "")): sign_in_notifications must be true or false")
+        if let value = document["sign_in_notifications"] {
+            guard let enabled = value.boolean else {
+                throw ConfigurationError("\(at(value.line)): sign_in_notifications must be true or false")
             }
             signInNotices = enabled
         }
         var refreshLead: TimeInterval?
-        if let value = table["refresh_lead"] {
-            let seconds = value.int.map(TimeInterval.init) ?? value.double
+        if let value = document["refresh_lead"] {
+            // An integer or a float: TOML keeps them apart, and either is a number of seconds.
+            let seconds: TimeInterval? = switch value.content {
+            case .integer(let whole): TimeInterval(whole)
+            case .float(let fractional): fractional
+            default: nil
+            }
             guard let seconds, RefreshLead.allowed.contains(seconds) else {
-                throw ConfigurationError("\(locator.at(source, key: "refresh_lead", in: "")): refresh_lead must be a number of seconds from 1 to \(Int(RefreshLead.allowed.upperBound))")
+                throw ConfigurationError("\(at(value.line)): refresh_lead must be a number of seconds from 1 to \(Int(RefreshLead.allowed.upperBound))")
             }
             refreshLead = seconds
         }
         var profiles: [ProfileConfiguration] = []
-        if let profileTables = table["profiles"]?.table {
+        if let value = document["profiles"] {
+            guard let profileTables = value.table else {
+                throw ConfigurationError("\(at(value.line)): profiles must be a table: write each profile as a [profiles.NAME] table")
+            }
             for name in profileTables.keys.sorted() {
-                guard let profile = profileTables[name]?.table else {
-                    throw ConfigurationError("\(locator.at(source, key: name, in: "profiles")): 'profiles.\(name)' must be a table")
+                let value = profileTables[name]!
+                let path = TOMLReader.keyPath(["profiles", name])
+                guard let profile = value.table else {
+                    throw ConfigurationError("\(at(value.line)): '\(path)' must be a table")
                 }
-                for key in profile.keys where !["url", "anon_key", "access"].contains(key) {
-                    throw ConfigurationError("\(locator.at(source, key: key, in: "profiles.\(name)")): unknown key 'profiles.\(name).\(key)' (expected url, anon_key, access)")
+                for (key, value) in profile.entries where !["url", "anon_key", "access"].contains(key) {
+                    throw ConfigurationError("\(at(value.line)): unknown key '\(TOMLReader.keyPath(["profiles", name, key]))' (expected url, anon_key, access)")
                 }
                 var access = AppAccessPolicy.open
                 if let value = profile["access"] {
                     guard let text = value.string, let policy = AppAccessPolicy(rawValue: text) else {
-                        throw ConfigurationError("\(locator.at(source, key: "access", in: "profiles.\(name)")): profiles.\(name).access must be \"open\" or \"ask\"")
+                        throw ConfigurationError("\(at(value.line)): \(path).access must be \"open\" or \"ask\"")
                     }
                     access = policy
                 }
-                guard let url = profile["url"]?.string else {
-                    throw ConfigurationError("\(locator.at(source, key: nil, in: "profiles.\(name)")): 'profiles.\(name).url' is missing")
+                /// A field that must be a string: its text, and where it was written for messages.
+                func field(_ key: String) throws(ConfigurationError) -> (text: String, source: String) {
+                    guard let value = profile[key] else {
+                        // A missing field is reported at the profile's header.
+                        throw ConfigurationError("\(at(profile.line)): '\(path).\(key)' is missing")
+                    }
+                    guard let text = value.string else {
+                        throw ConfigurationError("\(at(value.line)): \(path).\(key) must be a string in quotes")
+                    }
+                    // Each field's message points at its own line.
+                    return (text, "\(at(value.line)): \(path).\(key)")
                 }
-                guard let key = profile["anon_key"]?.string else {
-                    throw ConfigurationError("\(locator.at(source, key: nil, in: "profiles.\(name)")): 'profiles.\(name).anon_key' is missing")
-                }
-                // Each field's message points at its own line.
-                let at = { (field: String) in "\(locator.at(source, key: field, in: "profiles.\(name)")): profiles.\(name).\(field)" }
-                var configured = try ProfileConfiguration(name: name, url: url, anonKey: key, urlSource: at("url"), keySource: at("anon_key"))
+                let url = try field("url")
+                let key = try field("anon_key")
+                var configured = try ProfileConfiguration(name: name, url: url.text, anonKey: key.text, urlSource: url.source, keySource: key.source)
                 configured.access = access
                 profiles.append(configured)
             }
         }
-        // Without default_profile: the profile named "default", else the first by name (TOML
-        // tables have no order a reader can rely on).
-        let defaultProfile = table["default_profile"]?.string
-            ?? (profiles.contains { $0.name == "default" } ? "default" : profiles.first?.name ?? "default")
-        if !profiles.isEmpty, !profiles.contains(where: { $0.name == defaultProfile }) {
-            throw ConfigurationError("\(locator.at(source, key: "default_profile", in: "")): default_profile '\(defaultProfile)' is not one of the profiles")
+        // Without default_profile: the profile named "default", else the first by name (the
+        // order of tables in the file is not a choice the user made on purpose).
+        var defaultProfile = profiles.contains { $0.name == "default" } ? "default" : profiles.first?.name ?? "default"
+        if let value = document["default_profile"] {
+            guard let name = value.string else {
+                throw ConfigurationError("\(at(value.line)): default_profile must be a profile's name in quotes")
+            }
+            if !profiles.isEmpty, !profiles.contains(where: { $0.name == name }) {
+                throw ConfigurationError("\(at(value.line)): default_profile '\(name)' is not one of the profiles")
+            }
+            defaultProfile = name
         }
         return DaemonConfiguration(profiles: profiles, defaultProfile: defaultProfile, refreshLead: refreshLead, signInNotices: signInNotices)
     }
@@ -174,13 +195,21 @@ public enum ConfigurationValidator {
         }
     }
 
+    /// The `role` claim of a key that is a JWT (Supabase's legacy anon and service-role keys are),
+    /// read without checking the signature: only to refuse a service-role key, never to trust one.
     static func jwtRole(_ key: String) -> String? {
         let parts = key.split(separator: ".")
         guard parts.count == 3 else { return nil }
-        var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        // base64url without padding, as JWTs write it, to the base64 Data reads.
+        var payload = String(parts[1]).replacing("-", with: "+").replacing("_", with: "/")
         payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
-        guard let data = Data(base64Encoded: payload),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
-        return object["role"] as? String
+        guard let data = Data(base64Encoded: payload) else { return nil }
+        return (try? JSONDecoder().decode(JWTClaims.self, from: data))?.role
+    }
+
+    /// The one claim of a JWT payload looked at. A payload that is not a JSON object, or whose
+    /// role is not a string, decodes to nothing, as before.
+    private struct JWTClaims: Decodable {
+        let role: String?
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Who may take a profile's tokens.
 public enum AppAccessPolicy: String, Codable, Sendable, CaseIterable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// An authenticator assurance level as GoTrue's `aal` claim names it: `aal1` after one factor
 /// (a password, a code, a provider), `aal2` after a second factor (TOTP, phone) was verified on

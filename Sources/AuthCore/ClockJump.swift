@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Tells a wall-clock jump (the time was set, NTP stepped it) from time simply passing.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The wall clock, behind a port so the drivers can be tested with a manual one.
 public protocol WallClock: Sendable {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// A JWT in compact form, split but not trusted: its header's algorithm and key id, its claims
 /// as JSON, and the bytes its signature covers. Whether the signature holds is for a verifier.
@@ -26,7 +27,7 @@ public struct CompactJWT: Sendable, Equatable {
         guard parts.count == 3, let headerData = Self.base64URLDecoded(parts[0]), let claims = Self.base64URLDecoded(parts[1]),
               let signature = Self.base64URLDecoded(parts[2]),
               let header = try? JSONDecoder().decode(Header.self, from: headerData),
-              (try? JSONSerialization.jsonObject(with: claims)) is [String: Any] else { return nil }
+              (try? JSONValue(parsing: claims))?.objectValue != nil else { return nil }
         algorithm = header.alg
         keyID = header.kid
         self.claims = claims
@@ -37,7 +38,7 @@ public struct CompactJWT: Sendable, Equatable {
     /// base64url without padding, as JWTs and JWKs write bytes; nil for anything else.
     public static func base64URLDecoded(_ text: some StringProtocol) -> Data? {
         guard text.utf8.allSatisfy({ $0.isBase64URLDigit }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        var base64 = String(text).replacing("-", with: "+").replacing("_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         return Data(base64Encoded: base64)
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One public key of a JWKS (RFC 7517), as GoTrue publishes its asymmetric signing keys: an EC
 /// P-256 key (`x`, `y`) or an RSA key (`n`, `e`), all base64url.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// When to fetch the project's JWKS again, and which key verifies a token. Pure: the caller
 /// fetches, and passes the time in.
@@ -80,9 +81,9 @@ public struct KeySetCache: Sendable, Equatable {
         guard let cacheControl else { return defaultLifetime }
         var maxAge: TimeInterval?
         for directive in cacheControl.lowercased().split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = directive.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace() }
             if parts.first == "no-cache" || parts.first == "no-store" { return lifetimes.lowerBound }
-            if parts.first == "max-age", parts.count == 2, let seconds = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))), seconds >= 0 {
+            if parts.first == "max-age", parts.count == 2, let seconds = Int(parts[1].trimming { $0 == "\"" }), seconds >= 0 {
                 maxAge = TimeInterval(seconds)
             }
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a `SessionMachine` knows about its traffic with the keyring: the writes handed out and
 /// not yet finished, whether writing fails and when to try again, and whether the stored session

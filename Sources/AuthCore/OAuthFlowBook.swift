@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One browser sign-in waiting for its redirect.
 public struct OAuthFlow: Sendable, Equatable {

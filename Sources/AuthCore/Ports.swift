@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where sessions are kept between daemon runs (the keyring). One entry per profile.
 public protocol SessionStore: Sendable {

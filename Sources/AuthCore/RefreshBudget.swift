@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A per-session circuit breaker on refresh grants: at most `limit` refreshes start in any
 /// `window` seconds, whatever clients ask for and whatever the server answers.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// When to refresh and how long to wait after a transient failure. Pure arithmetic.
 public struct RefreshPolicy: Sendable, Equatable {
@@ -67,8 +67,8 @@ public struct RefreshPolicy: Sendable, Equatable {
     /// 50–100 % of the exponential value; a server's `Retry-After` is a floor, taken between 0
     /// and `retryAfterCap` (a value that is not a finite number counts as none).
     public func backoff(attempt: Int, retryAfter: TimeInterval?, random: Double) -> TimeInterval {
-        let exponent = Double(min(max(attempt - 1, 0), 30))
-        let raw = min(backoffCap, backoffBase * pow(2, exponent))
+        let doublings = min(max(attempt - 1, 0), 30)
+        let raw = min(backoffCap, backoffBase * Double(1 << doublings))
         let spread = raw * (0.5 + 0.5 * min(max(random.isFinite ? random : 0.5, 0), 1))
         let floor = retryAfter.flatMap { $0.isFinite ? min(max($0, 0), Self.retryAfterCap) : nil } ?? 0
         return min(max(spread, floor), max(backoffCap, floor))

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension Int64 {
     /// `value` rounded by `rule` and clamped to `Int64`'s range; NaN becomes 0.

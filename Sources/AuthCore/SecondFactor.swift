@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A kind of second factor authd enrolls (GoTrue's `factor_type`).
 public enum FactorKind: String, Sendable, Equatable, CaseIterable {

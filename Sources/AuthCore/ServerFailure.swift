@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a call to GoTrue failed, as the HTTP adapter observed it. Carries no tokens.
 public enum ServerFailure: Error, Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A signed-in Supabase session as authd holds it.
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// The session rules of one profile, as a value type.
 ///
@@ -323,7 +324,7 @@ public struct SessionMachine: Sendable {
             failures += 1
             lastFailureAt = now
             let retryAt = now.addingTimeInterval(policy.backoff(attempt: failures, retryAfter: retryAfter, random: random))
-            let detail = failure.localizedDescription
+            let detail = failure.readableDescription
             degraded = (reason, detail, retryAt)
             nextRefreshAt = retryAt
             phase = .signedIn

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Identifies one waiting request inside the machine (a token request or a sign-in).
 public struct RequestID: Hashable, Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How to sign in again to a session the server ended: the way the user signed in to it, read
 /// from its last access token (`amr`, `app_metadata.provider`, `email`, `phone`). The "sign in

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where a one-time code is sent and whom it identifies: an email address or a phone number.
 public enum ContactAddress: Sendable, Equatable, CustomStringConvertible {

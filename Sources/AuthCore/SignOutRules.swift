@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// How long an access token handed to the server on the user's behalf (`GET`/`PUT /user`,
 /// `POST /logout`) must still be valid: the request's latency plus the clock skew GoTrue allows
@@ -59,7 +60,7 @@ public enum SignOutRules {
     public static func outcome(_ failure: ServerFailure?) -> SignOutOutcome {
         guard let failure else { return .confirmed }
         if case .http(let status, _, _, _) = failure, [401, 403, 404].contains(status) { return .confirmed }
-        return SignOutOutcome(confirmed: false, detail: failure.localizedDescription)
+        return SignOutOutcome(confirmed: false, detail: failure.readableDescription)
     }
 
     /// The outcome when no valid token could be had for a sign-out of `others`.

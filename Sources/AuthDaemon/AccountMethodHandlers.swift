@@ -1,6 +1,7 @@
 import AuthCore
 import AuthProtocol
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// Handlers of the sign-in methods beyond the password and of the user's record (`AccountMethods`).
 extension DaemonMethods {
@@ -56,7 +57,7 @@ extension DaemonMethods {
         table.register(Methods.VerifyCode.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
             let address = try contactAddress(email: parameters.email, phone: parameters.phone)
-            let code = parameters.code.trimmingCharacters(in: .whitespaces)
+            let code = parameters.code.trimmingWhitespace()
             guard !code.isEmpty, code.count <= 256 else { throw invalidParams("'code' must be the code that was sent") }
             let defaultType: OTPType = address.field == "email" ? .email : .sms
             guard let type = parameters.type.map(OTPType.init(rawValue:)) ?? defaultType else {
@@ -122,7 +123,7 @@ extension DaemonMethods {
 
         table.register(Methods.UpdateUser.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
-            let nonce = parameters.nonce?.trimmingCharacters(in: .whitespaces)
+            let nonce = parameters.nonce?.trimmingWhitespace()
             let changes = UserChanges(email: parameters.email, phone: parameters.phone, password: parameters.password,
                                       metadata: try encodeMetadata(parameters.data), nonce: nonce)
             guard !changes.isEmpty else { throw invalidParams("nothing to change: give 'email', 'phone', 'password' or 'data'") }
@@ -176,7 +177,7 @@ extension DaemonMethods {
 
     /// Exactly one of `email` and `phone`.
     static func contactAddress(email: String?, phone: String?) throws(RPCErrorObject) -> ContactAddress {
-        switch (email?.trimmingCharacters(in: .whitespaces), phone?.trimmingCharacters(in: .whitespaces)) {
+        switch (email?.trimmingWhitespace(), phone?.trimmingWhitespace()) {
         case (let email?, nil) where !email.isEmpty: return .email(email)
         case (nil, let phone?) where !phone.isEmpty: return .phone(phone)
         default: throw invalidParams("give either 'email' or 'phone'")

@@ -1,6 +1,7 @@
 import AuthCore
 import AuthProtocol
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 import Logging
 
 /// One profile's calls to the server on the user's behalf: sign-in and sign-up (whose session
@@ -35,7 +36,7 @@ public struct AccountOperations: Sendable {
         do {
             grant = try await api.signIn(credential, captchaToken: captchaToken)
         } catch {
-            logger.info("sign-in refused", metadata: ["sign_in.method": "\(credential)", "error": "\(error.localizedDescription)"])
+            logger.info("sign-in refused", metadata: ["sign_in.method": "\(credential)", "error": "\(error.readableDescription)"])
             return .failure(.server(error))
         }
         if let expected, await !isExpected(grant.user, expected) {
@@ -67,13 +68,13 @@ public struct AccountOperations: Sendable {
             // the immediate parent of the session's current one, which GoTrue always accepts
             // once more, answering with that current token. Without this retry the user would
             // hold a spent token and have to sign in again.
-            logger.info("no clear answer to the session take-over; trying once more", metadata: ["error": "\(error.localizedDescription)"])
+            logger.info("no clear answer to the session take-over; trying once more", metadata: ["error": "\(error.readableDescription)"])
             do { grant = try await api.signIn(credential, captchaToken: nil) } catch {
-                logger.info("session take-over refused", metadata: ["error": "\(error.localizedDescription)"])
+                logger.info("session take-over refused", metadata: ["error": "\(error.readableDescription)"])
                 return .failure(.server(error))
             }
         } catch {
-            logger.info("session take-over refused", metadata: ["error": "\(error.localizedDescription)"])
+            logger.info("session take-over refused", metadata: ["error": "\(error.readableDescription)"])
             return .failure(.server(error))
         }
         return await session.adopt(grant, announcing: .signedIn).mapError { .replaced($0) }
@@ -84,7 +85,7 @@ public struct AccountOperations: Sendable {
     public func signUp(_ request: SignUpRequest, captchaToken: String? = nil) async -> Result<SignUpOutcome, SignInFailure> {
         let outcome: SignUpOutcome
         do { outcome = try await api.signUp(request, captchaToken: captchaToken) } catch {
-            logger.info("sign-up refused", metadata: ["error": "\(error.localizedDescription)"])
+            logger.info("sign-up refused", metadata: ["error": "\(error.readableDescription)"])
             return .failure(.server(error))
         }
         guard case .signedIn(let grant) = outcome else {
@@ -159,7 +160,7 @@ public struct AccountOperations: Sendable {
             let middle = sent.addingTimeInterval(clock.now().timeIntervalSince(sent) / 2)
             return .init(server: server, reachable: true, clockSkew: serverTime.map { (middle.timeIntervalSince($0) * 10).rounded() / 10 })
         } catch {
-            return .init(server: server, reachable: false, detail: error.localizedDescription)
+            return .init(server: server, reachable: false, detail: error.readableDescription)
         }
     }
 

@@ -1,7 +1,7 @@
 import AuthCore
 import AuthProtocol
 import AuthSocketServer
-import Foundation
+import FoundationEssentials
 import Logging
 import Synchronization
 

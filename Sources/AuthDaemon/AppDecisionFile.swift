@@ -1,5 +1,7 @@
 import AuthCore
-import Foundation
+import FoundationEssentials
+import Glibc
+import FoundationGaps
 
 /// Where the user's app decisions are kept between runs: a JSON file only the user can read,
 /// `$XDG_STATE_HOME/authd/apps.json` by default. Written whole to a temporary file and renamed,
@@ -18,7 +20,7 @@ public struct AppDecisionFile: Sendable {
             return directory + "/apps.json"
         }
         let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
+            ?? ((environment["HOME"] ?? HomeDirectory.current) + "/.local/state")
         return base + "/authd/apps.json"
     }
 
@@ -46,12 +48,19 @@ public struct AppDecisionFile: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(Contents(decisions: entries))
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.pathDirectory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let temporary = path + ".tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])
+            throw WriteFailure(errorDescription: "cannot write \(temporary)")
         }
-        guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
+        guard rename(temporary, path) == 0 else {
+            throw WriteFailure(errorDescription: "cannot replace \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Why the file could not be saved.
+    struct WriteFailure: LocalizedError {
+        var errorDescription: String?
     }
 }

@@ -1,5 +1,6 @@
 import AuthCore
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 import Logging
 
 /// The claims of a profile's access token, and whether they hold without asking the server:
@@ -48,15 +49,15 @@ public actor ClaimsReader {
             return report(false, "signed with \(algorithm), which authd does not verify")
         }
         guard let kid = token.keyID else { return report(false, "the token names no signing key (kid)") }
-        let claimed = (try? JSONSerialization.jsonObject(with: token.claims)) as? [String: Any]
-        let issuedAt = (claimed?["iat"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue) }
+        let claimed = (try? JSONValue(parsing: token.claims))?.objectValue
+        let issuedAt = claimed?["iat"]?.numberValue.map { Date(timeIntervalSince1970: $0) }
         let (lookup, fetchProblem) = await key(for: kid, issuedAt: issuedAt)
         guard case .key(let key) = lookup else {
             if let fetchProblem { return report(false, "the project's signing keys could not be fetched: \(fetchProblem)") }
             return report(false, "the project does not publish the key \(kid.prefix(128)) the token names (JWKS)")
         }
         do { try TokenSignatureCheck.check(token, with: key) } catch { return report(false, error.description) }
-        guard let expiry = (claimed?["exp"] as? NSNumber)?.doubleValue, expiry.isFinite else {
+        guard let expiry = claimed?["exp"]?.numberValue, expiry.isFinite else {
             return report(false, "the signature holds, but the token has no expiry (exp)")
         }
         if expiry <= clock.now().timeIntervalSince1970 {
@@ -95,8 +96,8 @@ public actor ClaimsReader {
             cache.fetched(published, now: clock.now())
             if ownFetch { logger.debug("fetched the project's signing keys", metadata: ["jwks.keys": "\(published.keySet.keys.count)"]) }
         case .failure(let error):
-            problem = error.localizedDescription
-            if ownFetch { logger.info("cannot fetch the project's signing keys", metadata: ["error": "\(error.localizedDescription)"]) }
+            problem = error.readableDescription
+            if ownFetch { logger.info("cannot fetch the project's signing keys", metadata: ["error": "\(error.readableDescription)"]) }
         }
         let after = cache.lookup(kid: kid, issuedAt: issuedAt, now: clock.now())
         return (after == .fetch ? .missing : after, problem)

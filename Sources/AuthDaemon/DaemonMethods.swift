@@ -1,7 +1,7 @@
 import AuthCore
 import AuthProtocol
 import AuthSocketServer
-import Foundation
+import FoundationEssentials
 
 /// The handlers of every method in `Methods`.
 enum DaemonMethods {

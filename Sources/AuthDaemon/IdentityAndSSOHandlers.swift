@@ -1,6 +1,7 @@
 import AuthCore
 import AuthProtocol
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// Handlers of `session.resend`, `identities.list|link|unlink` and `sso.begin`.
 extension DaemonMethods {
@@ -71,7 +72,7 @@ extension DaemonMethods {
         return purpose
     }
 
-    private static func trimmed(_ text: String) -> String { text.trimmingCharacters(in: .whitespaces) }
+    private static func trimmed(_ text: String) -> String { text.trimmingWhitespace() }
 
     /// Letters, digits, hyphens and dots, with a dot and no empty label: what an email domain is.
     private static func isDomainName(_ text: String) -> Bool {

@@ -1,6 +1,6 @@
 import AuthProtocol
 import AuthSocketServer
-import Foundation
+import FoundationEssentials
 
 /// Binds method names to handlers. Each handler is registered through its `RPCMethod` type, so
 /// parameters and results are checked by the compiler and a test can check every method is bound,

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// The random values of browser and ID-token sign-ins: PKCE verifiers and challenges (RFC 7636),
 /// nonces, flow ids. All from the system's CSPRNG (`getrandom`).
@@ -20,15 +20,15 @@ enum PKCE {
     /// where one starting with `-` would read as an option.
     static func makeNonce() -> (raw: String, sha256Hex: String) {
         let raw = randomString(length: 43, from: alphanumerics)
-        return (raw, SHA256.hash(data: Data(raw.utf8)).map { String(format: "%02x", $0) }.joined())
+        return (raw, SHA256.hash(data: Data(raw.utf8)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined())
     }
 
     /// An identifier for a pending flow (letters and digits: it travels in URLs' queries).
     static func makeFlowID() -> String { randomString(length: 16, from: alphanumerics) }
 
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        data.base64EncodedString().replacing("+", with: "-").replacing("/", with: "_")
+            .replacing("=", with: "")
     }
 
     private static func randomString(length: Int, from alphabet: [Character]) -> String {

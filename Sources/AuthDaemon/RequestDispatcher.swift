@@ -1,7 +1,7 @@
 import AuthCore
 import AuthProtocol
 import AuthSocketServer
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// The daemon's side of the socket: parses each line, finds the method, runs it.

@@ -1,6 +1,6 @@
 import AuthCore
 import AuthProtocol
-import Foundation
+import FoundationEssentials
 
 /// Turns GoTrue's refusals of second-factor calls (`/factors…`) into errors that say what
 /// happened and what to do. Messages never quote a code or a secret.

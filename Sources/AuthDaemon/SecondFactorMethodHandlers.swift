@@ -1,6 +1,7 @@
 import AuthCore
 import AuthProtocol
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// Handlers of the second-factor methods (`SecondFactorMethods`).
 extension DaemonMethods {
@@ -40,7 +41,7 @@ extension DaemonMethods {
         table.register(Methods.VerifyFactor.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
             let factorID = try factorID(parameters.factorID, "factor_id")
-            let code = parameters.code.trimmingCharacters(in: .whitespaces)
+            let code = parameters.code.trimmingWhitespace()
             guard !code.isEmpty, code.count <= 64 else { throw invalidParams("'code' must be the factor's current code") }
             let challengeID: String
             if let given = parameters.challengeID {
@@ -110,7 +111,7 @@ extension DaemonMethods {
 
     /// A factor's or challenge's id: a UUID, as GoTrue's are (it goes into the request's path).
     private static func factorID(_ text: String, _ field: String) throws(RPCErrorObject) -> String {
-        guard let id = FactorID.canonical(text.trimmingCharacters(in: .whitespaces)) else {
+        guard let id = FactorID.canonical(text.trimmingWhitespace()) else {
             throw invalidParams("'\(field)' must be a factor's id as 'authctl mfa list' shows it (a UUID)")
         }
         return id
@@ -118,7 +119,7 @@ extension DaemonMethods {
 
     /// An optional short text field: trimmed, nil when empty, at most 256 characters.
     private static func shortText(_ text: String?, _ field: String) throws(RPCErrorObject) -> String? {
-        guard let trimmed = text?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty else { return nil }
+        guard let trimmed = text?.trimmingWhitespace(), !trimmed.isEmpty else { return nil }
         guard trimmed.count <= 256 else { throw invalidParams("'\(field)' must be at most 256 characters") }
         return trimmed
     }

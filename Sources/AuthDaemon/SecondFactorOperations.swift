@@ -1,5 +1,6 @@
 import AuthCore
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// The signed-in user's second factors (`/factors`): enroll, challenge, verify, remove.
 extension AccountOperations {
@@ -23,7 +24,7 @@ extension AccountOperations {
             try await api.verifyFactor(accessToken: token, factorID: id, challengeID: challengeID, code: code)
         }
         if case .failure(.server(let failure)) = result {
-            logger.info("second factor refused", metadata: ["factor.id": "\(id)", "error": "\(failure.localizedDescription)"])
+            logger.info("second factor refused", metadata: ["factor.id": "\(id)", "error": "\(failure.readableDescription)"])
         }
         return result
     }

@@ -1,6 +1,6 @@
 import AuthCore
 import AuthProtocol
-import Foundation
+import FoundationEssentials
 
 /// The one-line `STATUS=` systemd shows in `systemctl --user status authd`: what state each
 /// profile is in and, where something is wrong, what to do. Never a token.

@@ -1,6 +1,6 @@
 import AuthCore
 import AuthProtocol
-import Foundation
+import FoundationEssentials
 import Logging
 import ServiceLifecycle
 

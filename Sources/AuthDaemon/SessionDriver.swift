@@ -1,6 +1,7 @@
 import AuthCore
 import AuthProtocol
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -297,7 +298,7 @@ public actor SessionDriver: Service {
         }
         guard let grant else {
             let failure = lastFailure ?? .invalidResponse(detail: "no answer")
-            logger.warning("verification outcome unknown; refreshes held back", metadata: ["error": "\(failure.localizedDescription)"])
+            logger.warning("verification outcome unknown; refreshes held back", metadata: ["error": "\(failure.readableDescription)"])
             apply(machine.verificationUncertain(now: clock.now()))
             return .failure(.verificationUncertain(failure))
         }
@@ -484,7 +485,7 @@ public actor SessionDriver: Service {
             logger.info(stored == nil ? "no stored session" : "read the stored session")
             apply(machine.storedSessionLoaded(stored, now: clock.now(), random: random()))
         } catch {
-            logger.error("cannot read the stored session", metadata: ["error": "\(error.localizedDescription)"])
+            logger.error("cannot read the stored session", metadata: ["error": "\(error.readableDescription)"])
             apply(machine.storedSessionUnavailable(error, now: clock.now(), random: random()))
         }
         for waiter in loadWaiters { waiter.resume() }
@@ -498,7 +499,7 @@ public actor SessionDriver: Service {
         } catch {
             switch error.refreshClass {
             case .fatal(let code): logger.warning("server ended the session", metadata: ["error.code": "\(code)"])
-            case .transient: logger.notice("refresh failed; keeping the session", metadata: ["error": "\(error.localizedDescription)"])
+            case .transient: logger.notice("refresh failed; keeping the session", metadata: ["error": "\(error.readableDescription)"])
             }
             apply(machine.refreshFailed(error, generation: generation, now: clock.now(), random: random()))
         }
@@ -511,12 +512,12 @@ public actor SessionDriver: Service {
                 var failure: StoreFailure?
                 do { try await store.save(session, profile: profile) } catch {
                     failure = error
-                    logger.error("keyring write failed; serving the session from memory", metadata: ["error": "\(error.localizedDescription)"])
+                    logger.error("keyring write failed; serving the session from memory", metadata: ["error": "\(error.readableDescription)"])
                 }
                 apply(machine.storeFinished(generation: generation, failure: failure, now: clock.now(), random: random()))
             case .delete:
                 do { try await store.delete(profile: profile) } catch {
-                    logger.error("keyring delete failed", metadata: ["error": "\(error.localizedDescription)"])
+                    logger.error("keyring delete failed", metadata: ["error": "\(error.readableDescription)"])
                 }
             }
         }

@@ -1,6 +1,7 @@
 import AuthCore
 import AuthProtocol
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// Turns GoTrue's refusals into errors that say what happened and what to do, by sign-in method.
 /// Messages quote the server's text and the user's own address, never a password, code or token.
@@ -24,13 +25,13 @@ enum SignInErrorText {
         case .sessionBusy:
             return .application(.serverError, "the session kept refreshing while this waited for it; try again")
         case .verificationUncertain(let failure):
-            return .application(.serverError, "no answer from the server to the verification (\(failure.localizedDescription)): it may have verified the factor all the same, which authd cannot know, so refreshing waits; verify again now ('authctl mfa verify', a new code) to keep the session")
+            return .application(.serverError, "no answer from the server to the verification (\(failure.readableDescription)): it may have verified the factor all the same, which authd cannot know, so refreshing waits; verify again now ('authctl mfa verify', a new code) to keep the session")
         case .server(let failure):
             if case .http(429, "over_email_send_rate_limit", let message, _) = failure {
                 return .application(.requestRejected, "a code was sent moments ago; use that one, or ask again later (\(message.prefix(200)))")
             }
             if let common = transportError(failure) { return common }
-            guard case .http(_, let code, let message, _) = failure else { return .application(.serverError, failure.localizedDescription) }
+            guard case .http(_, let code, let message, _) = failure else { return .application(.serverError, failure.readableDescription) }
             switch code {
             case "validation_failed" where message.contains("anonymous user"):
                 return .application(.requestRejected, "an anonymous user gets a password together with an email address or phone number: give --email (or --phone) with --password ('email' or 'phone' with 'password' in the API)")
@@ -75,7 +76,7 @@ enum SignInErrorText {
     static func error(_ failure: ServerFailure, method: Method) -> RPCErrorObject {
         if let common = transportError(failure) { return common }
         guard case .http(let status, let code, let message, _) = failure else {
-            return .application(.serverError, failure.localizedDescription)
+            return .application(.serverError, failure.readableDescription)
         }
         switch (method, code) {
         case (_, "captcha_failed"):
@@ -150,7 +151,7 @@ enum SignInErrorText {
         case .notSent(let url, let detail), .unreachable(let url, let detail):
             return .application(.offline, "cannot reach \(url) (\(detail)); check the network and the profile's url")
         case .untrustedCertificate:
-            return .application(.offline, failure.localizedDescription)
+            return .application(.offline, failure.readableDescription)
         case .invalidResponse(let detail):
             return .application(.serverError, "unexpected answer from the server: \(detail)")
         case .http(let status, _, let message, _):

@@ -1,6 +1,7 @@
 import AuthCore
 import AuthProtocol
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// Turns the machine's state and events into wire types. The one place that decides what a
 /// client may see of a session: user and expiry, never a token.
@@ -34,7 +35,7 @@ enum StatusMapper {
         switch (machine.phase, machine.keyringFailure) {
         case (.storeUnavailable(let failure), _), (_, let failure?):
             status.keyring = "unavailable"
-            status.keyringDetail = failure.localizedDescription
+            status.keyringDetail = failure.readableDescription
         default:
             break
         }
@@ -92,7 +93,7 @@ enum StatusMapper {
             }
             return .application(wire, "the token has expired and cannot be refreshed right now (\(detail)); the session is kept and retried")
         case .storeUnavailable(let failure):
-            return .application(.keyringUnavailable, failure.localizedDescription)
+            return .application(.keyringUnavailable, failure.readableDescription)
         case .minimumValidityTooLong(let requested, let lifetime):
             return .application(.minValidityTooLong, "tokens of this project live \(Int64(saturating: lifetime)) s; a minimum validity of \(Int64(saturating: requested)) s can never be met")
         }

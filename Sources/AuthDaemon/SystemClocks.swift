@@ -1,6 +1,8 @@
 import AuthCore
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
+import Synchronization
 
 /// The system's wall clock.
 public struct SystemClock: WallClock {
@@ -35,10 +37,14 @@ public struct SystemMonotonicClock: MonotonicClock {
 /// Wall-time deadlines are absolute CLOCK_REALTIME timers: one that passed while the laptop slept
 /// fires as soon as it wakes, where a monotonic (`DispatchTime`) deadline would fire late by the
 /// time asleep.
-public final class DispatchWallTimer: RefreshTimer, @unchecked Sendable {
-    // Unchecked: `source` is only touched under `lock`.
-    private let lock = NSLock()
-    private var source: DispatchSourceTimer?
+public final class DispatchWallTimer: RefreshTimer, Sendable {
+    /// The armed timer source, which is kept under the mutex.
+    private let source = Mutex<ArmedSource?>(nil)
+
+    /// Unchecked: Dispatch's timer sources are not marked Sendable, but are safe from any thread.
+    private struct ArmedSource: @unchecked Sendable {
+        let timer: DispatchSourceTimer
+    }
     private let queue = DispatchQueue(label: "authd.refresh-timer")
 
     /// Creates a disarmed timer.
@@ -54,20 +60,21 @@ public final class DispatchWallTimer: RefreshTimer, @unchecked Sendable {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(wallDeadline: DispatchWallTime(timespec: spec), leeway: .milliseconds(100))
         timer.setEventHandler(handler: handler)
-        lock.withLock {
-            source?.cancel()
-            source = timer
+        let armed = ArmedSource(timer: timer)
+        source.withLock {
+            $0?.timer.cancel()
+            $0 = armed
         }
         timer.resume()
     }
 
     /// Disarms the timer.
     public func cancel() {
-        lock.withLock {
-            source?.cancel()
-            source = nil
+        source.withLock {
+            $0?.timer.cancel()
+            $0 = nil
         }
     }
 
-    deinit { source?.cancel() }
+    deinit { source.withLock { $0?.timer.cancel() } }
 }

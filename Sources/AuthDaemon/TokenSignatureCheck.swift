@@ -1,7 +1,7 @@
 import AuthCore
 import Crypto
 import _CryptoExtras
-import Foundation
+import FoundationEssentials
 
 /// Checks a JWT's signature with one published key: ES256 (ECDSA P-256, SHA-256) or RS256
 /// (RSASSA-PKCS1-v1_5, SHA-256). The key must be of the token's algorithm: a token cannot pick
@@ -42,10 +42,12 @@ enum TokenSignatureCheck {
             guard let n = key.n.flatMap(CompactJWT.base64URLDecoded), let e = key.e.flatMap(CompactJWT.base64URLDecoded) else {
                 throw .badKey("an RS256 key needs n and e")
             }
+            // Supabase's keys are 2048 bits. Weighed from the modulus before the key is made, so that
+            // a weak key is named as such (swift-crypto refuses some sizes with a bare error).
+            let bits = Self.bitLength(n)
+            guard bits >= 2048 else { throw .badKey("an RSA key of \(bits) bits is too weak (2048 or more)") }
             let publicKey: _RSA.Signing.PublicKey
             do { publicKey = try _RSA.Signing.PublicKey(n: n, e: e) } catch { throw .badKey("n and e do not make an RSA key") }
-            // BoringSSL takes keys down to 512 bits; Supabase's are 2048.
-            guard publicKey.keySizeInBits >= 2048 else { throw .badKey("an RSA key of \(publicKey.keySizeInBits) bits is too weak (2048 or more)") }
             let signature = _RSA.Signing.RSASignature(rawRepresentation: token.signature)
             guard publicKey.isValidSignature(signature, for: SHA256.hash(data: token.signingInput), padding: .insecurePKCS1v1_5) else {
                 throw .badSignature
@@ -53,5 +55,11 @@ enum TokenSignatureCheck {
         default:
             throw .keyMismatch("a \(key.kty.prefix(8)) key cannot check \(token.algorithm.prefix(16))")
         }
+    }
+
+    /// The number of significant bits of the big-endian unsigned integer `bytes`.
+    static func bitLength(_ bytes: Data) -> Int {
+        guard let first = bytes.firstIndex(where: { $0 != 0 }) else { return 0 }
+        return (bytes.endIndex - first) * 8 - bytes[first].leadingZeroBitCount
     }
 }

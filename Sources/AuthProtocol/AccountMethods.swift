@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The sign-in methods beyond email + password, and the user's own record.
 extension Methods {

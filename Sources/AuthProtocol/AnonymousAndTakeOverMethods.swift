@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Two ways in that need no credential typed by the user: a new anonymous user, and a session an
 /// app held until now.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One app as authd knows it for one profile.
 public struct AppRecord: Codable, Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What a CAPTCHA token can look like. hCaptcha and Cloudflare Turnstile tokens are printable
 /// ASCII of a few hundred to a few thousand bytes; anything else is refused before it is sent,

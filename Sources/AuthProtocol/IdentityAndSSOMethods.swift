@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Confirmations sent again, the identities linked to the user, and enterprise SSO.
 extension Methods {

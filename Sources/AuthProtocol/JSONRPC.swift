@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The protocol version spoken on the socket. Major changes break clients; minor ones add fields.
 public enum ProtocolVersion {

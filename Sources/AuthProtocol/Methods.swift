@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One JSON-RPC method: its name and the types of its parameters and result.
 public protocol RPCMethod: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Encodes and decodes JSON-RPC 2.0 lines. One JSON object per line, UTF-8, no embedded newline.
 public enum RPCCodec {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Multi-factor authentication: the signed-in user's second factors (TOTP apps and phones) and
 /// raising the session to `aal2` with one of them.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The state of one profile's session as clients see it. Holds no token.
 public struct SessionStatus: Codable, Sendable, Equatable {

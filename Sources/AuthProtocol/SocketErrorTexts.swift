@@ -1,8 +1,8 @@
 @_exported import AuthSocket
-import Foundation
+import FoundationEssentials
 
 // AuthSocket stays free of Foundation for authctl's front. Everything built on this module
-// (the daemon, the client library, authctl-full) gets the socket errors' texts through
+// (the daemon, the client library, the whole authctl) gets the socket errors' texts through
 // `localizedDescription` as well, wherever it meets them as `any Error`.
 
 extension SocketPathError: LocalizedError {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 // The general JSON codec's view of the token message, whose types live in AuthSocket with the
 // hand-written codec: the same snake_case fields, so that either codec reads what the other writes.

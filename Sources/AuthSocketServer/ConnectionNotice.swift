@@ -1,5 +1,5 @@
 import AuthProtocol
-import Foundation
+import FoundationEssentials
 import NIOCore
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The credentials the kernel reports for a connected peer (`SO_PEERCRED`).
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NIOCore
 
 /// Sends a peer that may not be served (another user, no free slot) one line saying why, then

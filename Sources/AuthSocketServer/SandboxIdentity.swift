@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,7 +28,7 @@ enum SandboxIdentity {
     static func flatpakAppID(fromInfo text: String) -> String? {
         var group = ""
         for raw in text.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace()
             if line.hasPrefix("[") { group = line; continue }
             guard group == "[Application]" || group == "[Runtime]", line.hasPrefix("name=") else { continue }
             let name = line.dropFirst("name=".count)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,7 +11,7 @@ enum SocketDirectory {
     /// the lock makes any socket file already there a leftover of a crash, safe to replace.
     /// Returns the lock's descriptor: the lock lasts as long as it stays open.
     static func prepare(forSocketAt path: String) throws -> Int32 {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = path.pathDirectory
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             throw SocketSetupError("cannot create \(directory): \(String(cString: strerror(errno)))")
         }

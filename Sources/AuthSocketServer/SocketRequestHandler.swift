@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the socket server calls for each connection's lines. Implemented by the daemon's dispatcher.
 public protocol SocketRequestHandler: Sendable {

@@ -1,5 +1,5 @@
 import AuthProtocol
-import Foundation
+import FoundationEssentials
 import Logging
 import NIOCore
 import NIOPosix

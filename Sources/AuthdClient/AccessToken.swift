@@ -1,5 +1,5 @@
 import AuthProtocol
-import Foundation
+import FoundationEssentials
 
 /// A bearer token from authd, with its expiry. Its description never shows the token.
 public struct AccessToken: Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 import AuthProtocol
-import Foundation
+import FoundationEssentials
 
 /// One auth-state change of a profile, as `AuthdClient.events()` delivers it. Holds no token.
 public struct AuthEvent: Sendable, Equatable {

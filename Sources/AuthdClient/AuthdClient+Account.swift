@@ -1,5 +1,5 @@
 import AuthProtocol
-import Foundation
+import FoundationEssentials
 
 /// Typed calls for signing in and for the signed-in user, so that an app moving its session into
 /// authd keeps every flow it had. Each goes to `profile` (authd's default when nil). Refusals by

@@ -1,6 +1,7 @@
 @_exported import AuthProtocol
 import BlockingCalls
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 import Synchronization
 
 /// A desktop app's link to authd: bearer tokens and auth-state events for one profile.
@@ -47,7 +48,7 @@ public final class AuthdClient: Sendable {
     public static func connect(profile: String? = nil, socketPath: String? = nil, clientName: String? = nil,
                                onWarning: @escaping @Sendable (String) -> Void = AuthdClient.printWarning) async throws(AuthdError) -> AuthdClient {
         let path: String
-        do { path = try socketPath ?? SocketPath.resolve() } catch { throw .daemonUnavailable(error.localizedDescription) }
+        do { path = try socketPath ?? SocketPath.resolve() } catch { throw .daemonUnavailable(error.readableDescription) }
         let greeter = DaemonGreeter(socketPath: path, clientName: clientName ?? ProcessInfo.processInfo.processName, warn: onWarning)
         let hello = HelloRecord()
         let link = DaemonLink(greeter: greeter) { answer in hello.answer.withLock { $0 = answer } }
@@ -119,7 +120,7 @@ public final class AuthdClient: Sendable {
     /// The default warning handler: one line on standard error, once per process for each
     /// warning (every connection, reconnect and event stream greets authd and would repeat it).
     public static let printWarning: @Sendable (String) -> Void = { message in
-        printOnce(message) { FileHandle.standardError.write(Data("authd client: warning: \($0)\n".utf8)) }
+        printOnce(message) { StandardStreams.writeError("authd client: warning: \($0)\n") }
     }
 
     /// Hands `message` to `write` the first time this process sees it.

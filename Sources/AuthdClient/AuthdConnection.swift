@@ -1,5 +1,6 @@
 import AuthProtocol
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// A connection to the authd daemon: typed calls and the event stream.
 ///
@@ -25,14 +26,14 @@ public final class AuthdConnection: @unchecked Sendable {
     ///   sent to it), `.daemonUnavailable` when nothing does.
     public static func connect(socketPath: String? = nil) throws(AuthdError) -> AuthdConnection {
         let path: String
-        do { path = try socketPath ?? SocketPath.resolve() } catch { throw .daemonUnavailable(error.localizedDescription) }
+        do { path = try socketPath ?? SocketPath.resolve() } catch { throw .daemonUnavailable(error.readableDescription) }
         do {
             return AuthdConnection(connection: try LineConnection.connect(path: path), socketPath: path)
         } catch {
             if case .foreignServer(let path, let uid, let expectedUID) = error {
                 throw .foreignDaemon(path: path, uid: uid, expectedUID: expectedUID)
             }
-            throw .daemonUnavailable(error.localizedDescription)
+            throw .daemonUnavailable(error.readableDescription)
         }
     }
 
@@ -56,7 +57,7 @@ public final class AuthdConnection: @unchecked Sendable {
         try? connection.write(request)
         while true {
             guard let line = try io({ () throws(IPCError) in try connection.readLine() }) else {
-                throw .daemonUnavailable(IPCError.closedByDaemon.localizedDescription)
+                throw .daemonUnavailable(IPCError.closedByDaemon.readableDescription)
             }
             switch try Self.meaning(of: line, answering: id, method) {
             case .answer(let result): return result
@@ -129,7 +130,7 @@ public final class AuthdConnection: @unchecked Sendable {
     private func io<T>(_ body: () throws(IPCError) -> T) throws(AuthdError) -> T {
         do { return try body() } catch {
             if case .timedOut = error { throw .timedOut }
-            throw .daemonUnavailable(error.localizedDescription)
+            throw .daemonUnavailable(error.readableDescription)
         }
     }
 }

@@ -1,5 +1,5 @@
 import AuthProtocol
-import Foundation
+import FoundationEssentials
 
 /// Why an `AuthdClient` call failed. Every message is one line that says what to do next.
 public enum AuthdError: Error, Sendable, Equatable {

@@ -1,5 +1,7 @@
 import AuthProtocol
-import Foundation
+import BlockingCalls
+import FoundationEssentials
+import Synchronization
 
 /// The auth-state events of one profile, as an async sequence that throws only `AuthdError`.
 ///
@@ -42,14 +44,14 @@ public struct AuthdEventStream: AsyncSequence, Sendable {
 
 /// The thread behind one event stream: connect, hello, subscribe, read; again after a break.
 final class EventPump: @unchecked Sendable {
-    // Unchecked: `connection` and `stopped` are shared with `stop()` under `condition`; the rest
-    // is used on the pump's thread only.
+    // Unchecked: the connection and whether the stream stopped are shared with `stop()` under
+    // `state`; `AuthdConnection` is used on the pump's thread, and by `stop()` only to interrupt it.
     private let greeter: DaemonGreeter
     private let profile: String?
     private let continuation: AsyncStream<Result<AuthEvent, AuthdError>>.Continuation
-    private let condition = NSCondition()
-    private var connection: AuthdConnection?
-    private var stopped = false
+    private let state = Mutex<(connection: AuthdConnection?, stopped: Bool)>((nil, false))
+    /// Ends the wait between reconnections when the stream stops.
+    private let wakeup = Wakeup()
 
     /// The first wait before reconnecting, and the longest.
     static let firstDelay: TimeInterval = 0.05
@@ -62,18 +64,17 @@ final class EventPump: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { self.run() }
-        thread.name = "authd-events"
-        thread.start()
+        // A lane of its own, released at once: its thread ends when the pump has run.
+        BlockingLane(name: "authd-events").submit { self.run() }
     }
 
     /// Ends the stream: wakes the thread from a read or a wait.
     func stop() {
-        condition.lock()
-        stopped = true
-        connection?.interruptForStop()
-        condition.signal()
-        condition.unlock()
+        state.withLock {
+            $0.stopped = true
+            $0.connection?.interruptForStop()
+        }
+        wakeup.post()
     }
 
     private func run() {
@@ -115,31 +116,23 @@ final class EventPump: @unchecked Sendable {
         continuation.finish()
     }
 
-    private var isStopped: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return stopped
-    }
+    private var isStopped: Bool { state.withLock { $0.stopped } }
 
     /// Makes `opened` the connection `stop()` interrupts; false when the stream already stopped.
     private func adopt(_ opened: AuthdConnection) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !stopped else { return false }
-        connection = opened
-        return true
+        state.withLock {
+            guard !$0.stopped else { return false }
+            $0.connection = opened
+            return true
+        }
     }
 
     private func release(_ opened: AuthdConnection) {
-        condition.lock()
-        connection = nil
-        condition.unlock()
+        state.withLock { $0.connection = nil }
         opened.close()
     }
 
     private func wait(_ seconds: TimeInterval) {
-        condition.lock()
-        if !stopped { _ = condition.wait(until: Date().addingTimeInterval(seconds)) }
-        condition.unlock()
+        if !isStopped { wakeup.wait(seconds: seconds) }
     }
 }

@@ -1,5 +1,5 @@
 import AuthProtocol
-import Foundation
+import FoundationEssentials
 
 /// Opens connections to authd and greets it with `hello`, checking the protocol version.
 struct DaemonGreeter: Sendable {

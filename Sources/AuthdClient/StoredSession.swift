@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// The session an app kept before it used authd, as Supabase's client libraries store it: what
 /// `authctl login --with-session` and `AuthdClient.signIn(refreshToken:)` take over.
@@ -8,7 +9,7 @@ public enum StoredSession {
     /// it as `{"session":{…}}` and supabase-js 1.x as `{"currentSession":{…}}`. Nil when `text`
     /// is JSON without a refresh token; surrounding white space is ignored.
     public static func refreshToken(in text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace()
         guard trimmed.hasPrefix("{") else { return trimmed.isEmpty ? nil : trimmed }
         guard let stored = try? JSONDecoder().decode(Wrapper.self, from: Data(trimmed.utf8)) else { return nil }
         return [stored.refresh_token, stored.session?.refresh_token, stored.currentSession?.refresh_token]

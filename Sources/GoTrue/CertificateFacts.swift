@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import NIOSSL
 
 /// What a refusal message says about one certificate of the chain a server presented: its

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import NIOSSL
 
 /// Says why a server's TLS certificate was refused, in words a user can act on: it is not trusted
@@ -64,10 +64,8 @@ enum CertificateRefusal: Equatable {
     private static let trustAdvice = "; if the server is yours, name its CA in SSL_CERT_FILE (see authd(8)); otherwise a captive portal or an intercepting proxy may be answering in its place"
 
     private static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-        return formatter.string(from: date)
+        // The ISO 8601 text up to the minutes, read as "yyyy-MM-dd HH:mm UTC".
+        let text = date.formatted(.iso8601)
+        return text.prefix(10) + " " + text.dropFirst(11).prefix(5) + " UTC"
     }
 }

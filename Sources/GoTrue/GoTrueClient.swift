@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import AuthCore
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 import NIOCore
 import NIOHTTP1
 
@@ -85,7 +86,7 @@ public struct GoTrueClient: GoTrueAPI {
         if let metadata = request.metadata { fields["data"] = try jsonObject(metadata) }
         let data = try await send("POST", "signup", query: Self.redirectQuery(request.link),
                                   body: try encode(Self.adding(request.link, to: Self.adding(captchaToken, to: fields))))
-        if let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], object["access_token"] != nil {
+        if (try? JSONValue(parsing: data))?["access_token"] != nil {
             return .signedIn(try decodeGrant(data))
         }
         return .confirmationSent(try decodeUser(data).summary)
@@ -167,7 +168,7 @@ public struct GoTrueClient: GoTrueAPI {
     private static func query(_ items: [URLQueryItem]) -> String {
         var components = URLComponents()
         components.queryItems = items
-        return (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+        return (components.percentEncodedQuery ?? "").replacing("+", with: "%2B")
     }
 
     /// `fields` with `gotrue_meta_security.captcha_token`, where GoTrue's CAPTCHA check reads it,
@@ -254,7 +255,7 @@ public struct GoTrueClient: GoTrueAPI {
         components.queryItems = items
         // URLComponents leaves `:` and `/` of the nested URL alone; GoTrue decodes either form, but
         // `+` would read as a space, so encode it.
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacing("+", with: "%2B")
         return components.url!
     }
 
@@ -286,15 +287,35 @@ public struct GoTrueClient: GoTrueAPI {
 
     // MARK: Plumbing
 
-    private func jsonObject(_ data: Data) throws(ServerFailure) -> Any {
-        do { return try JSONSerialization.jsonObject(with: data) } catch {
+    private func jsonObject(_ data: Data) throws(ServerFailure) -> JSONValue {
+        do { return try JSONValue(parsing: data) } catch {
             throw .invalidResponse(detail: "user data is not JSON")
         }
     }
 
+    /// A request body: `object`'s members are strings, booleans, integers, JSON values or objects
+    /// of these (the fields are written where they are sent, as the API names them).
     private func encode(_ object: [String: Any]) throws(ServerFailure) -> Data {
-        do { return try JSONSerialization.data(withJSONObject: object) } catch {
+        guard let value = Self.jsonValue(object), let data = try? value.encoded() else {
             throw .notSent(url: authURL.absoluteString, detail: "the request could not be encoded")
+        }
+        return data
+    }
+
+    private static func jsonValue(_ any: Any) -> JSONValue? {
+        switch any {
+        case let value as JSONValue: return value
+        case let string as String: return .string(string)
+        case let bool as Bool: return .bool(bool)
+        case let integer as Int: return .integer(Int64(integer))
+        case let object as [String: Any]:
+            var members: [String: JSONValue] = [:]
+            for (key, member) in object {
+                guard let value = jsonValue(member) else { return nil }
+                members[key] = value
+            }
+            return .object(members)
+        default: return nil
         }
     }
 

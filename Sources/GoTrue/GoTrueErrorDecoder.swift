@@ -1,5 +1,6 @@
 import AuthCore
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 import NIOHTTP1
 
 /// Turns a GoTrue error answer into a `ServerFailure`, whatever form it takes.
@@ -16,14 +17,14 @@ public enum GoTrueErrorDecoder {
     public static func failure(status: Int, headers: HTTPHeaders, body: Data, now: Date = Date()) -> ServerFailure {
         let headerCode = headers.first(name: "x-sb-error-code")
         let retryAfter = RetryAfter.seconds(headers.first(name: "retry-after"), serverDate: headers.first(name: "date"), now: now)
-        guard let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+        guard let object = (try? JSONValue(parsing: body))?.objectValue else {
             return .http(status: status, code: headerCode, message: HTTPStatusText.text(for: status), retryAfter: retryAfter)
         }
         // 2024-01-01: {"code":"invalid_credentials","message":"…"}; legacy: {"code":400,"error_code":"…","msg":"…"};
         // OAuth style: {"error":"invalid_grant","error_description":"…"}.
-        let code = (object["code"] as? String) ?? (object["error_code"] as? String) ?? headerCode ?? (object["error"] as? String)
-        let message = (object["message"] as? String) ?? (object["msg"] as? String)
-            ?? (object["error_description"] as? String) ?? HTTPStatusText.text(for: status)
+        let code = object["code"]?.stringValue ?? object["error_code"]?.stringValue ?? headerCode ?? object["error"]?.stringValue
+        let message = object["message"]?.stringValue ?? object["msg"]?.stringValue
+            ?? object["error_description"]?.stringValue ?? HTTPStatusText.text(for: status)
         return .http(status: status, code: code, message: message, retryAfter: retryAfter)
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// HTTP dates (RFC 9110 IMF-fixdate, `Sun, 06 Nov 1994 08:49:37 GMT`), read strictly.
 ///
@@ -12,7 +13,7 @@ enum HTTPDate {
 
     /// The date `text` names, or nil when it is not an IMF-fixdate.
     static func parse(_ text: String) -> Date? {
-        let bytes = Array(text.trimmingCharacters(in: .whitespaces).utf8)
+        let bytes = Array(text.trimmingWhitespace().utf8)
         // "Sun, 06 Nov 1994 08:49:37 GMT": every field has a fixed place.
         guard bytes.count == 29, bytes[3] == UInt8(ascii: ","), bytes[4] == UInt8(ascii: " "), bytes[7] == UInt8(ascii: " "),
               bytes[11] == UInt8(ascii: " "), bytes[16] == UInt8(ascii: " "), bytes[19] == UInt8(ascii: ":"),

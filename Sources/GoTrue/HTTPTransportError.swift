@@ -66,7 +66,7 @@ enum HTTPTransportError {
         case .handshakeFailed(.sslError(let stack)):
             // BoringSSL's reason, e.g. "error:…:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at …".
             let reasons = stack.compactMap { entry -> String? in
-                guard let start = entry.description.range(of: "OPENSSL_internal:")?.upperBound else { return nil }
+                guard let start = entry.description.firstRange(of: "OPENSSL_internal:")?.upperBound else { return nil }
                 return String(entry.description[start...].prefix { $0 != " " })
             }
             if reasons.contains("WRONG_VERSION_NUMBER") {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// The proxy a request to a URL goes through, read from the environment the way curl reads it,
 /// so that authd keeps working where the desktop's other tools do.
@@ -62,7 +63,7 @@ public enum ProxySettings: Sendable, Hashable {
     /// (`example.com` and `.example.com` both cover `api.example.com`).
     static func bypasses(host: String, list: String) -> Bool {
         for entry in list.split(separator: ",") {
-            var pattern = entry.trimmingCharacters(in: .whitespaces).lowercased()
+            var pattern = entry.trimmingWhitespace().lowercased()
             if pattern == "*" { return true }
             if pattern.hasPrefix(".") { pattern.removeFirst() }
             guard !pattern.isEmpty else { continue }
@@ -76,7 +77,7 @@ public enum ProxySettings: Sendable, Hashable {
     /// depends on the core alone. Only the address itself: `127.0.0.1.example.com` is a name DNS
     /// may send anywhere.
     static func isLoopback(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        let bare = host.trimming { $0 == "[" || $0 == "]" }.lowercased()
         if bare == "localhost" || bare == "::1" { return true }
         let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts.allSatisfy({ part in

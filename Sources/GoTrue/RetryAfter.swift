@@ -1,5 +1,6 @@
 import AuthCore
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 
 /// A server's `Retry-After`, made safe to compute with before it reaches the session's backoff.
 ///
@@ -16,7 +17,7 @@ enum RetryAfter {
     /// answer's own `Date` (`serverDate`), so that a skewed local clock does not stretch it, or
     /// from `now` when the answer has none.
     static func seconds(_ value: String?, serverDate: String?, now: Date) -> TimeInterval? {
-        guard let text = value?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard let text = value?.trimmingWhitespace(), !text.isEmpty else { return nil }
         if text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
             // More digits than an hour has seconds needs are an hour; never parsed, so never overflowing.
             guard text.utf8.count <= 6, let seconds = Int(text) else { return maxSeconds }

@@ -1,7 +1,9 @@
 import AuthCore
 import BlockingCalls
 import CAuthdSecret
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Synchronization
 
 /// `SessionStore` on the Secret Service through libsecret.
 ///
@@ -103,17 +105,16 @@ public struct LibsecretStore: SessionStore {
 
 /// Resumes a continuation exactly once, whichever of the work or the timeout comes first.
 private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Result<T, StoreFailure>, Never>?
+    private let continuation = Mutex<CheckedContinuation<Result<T, StoreFailure>, Never>?>(nil)
 
     func install(_ continuation: CheckedContinuation<Result<T, StoreFailure>, Never>) {
-        lock.withLock { self.continuation = continuation }
+        self.continuation.withLock { $0 = continuation }
     }
 
     func resume(_ result: Result<T, StoreFailure>) {
-        let pending = lock.withLock { () -> CheckedContinuation<Result<T, StoreFailure>, Never>? in
-            defer { continuation = nil }
-            return continuation
+        let pending = continuation.withLock { stored in
+            defer { stored = nil }
+            return stored
         }
         pending?.resume(returning: result)
     }

@@ -1,5 +1,5 @@
 import AuthCore
-import Foundation
+import FoundationEssentials
 import Logging
 
 /// Starts the sign-in chosen on a "sign in again" notice by running `authctl login`: a browser
@@ -67,33 +67,12 @@ public struct AuthctlSignInStarter: SignInStarter {
     /// Runs `command` with standard input from /dev/null and the daemon's output, and returns its
     /// exit status (nil when it could not start). Cancelling the task terminates it.
     private static func run(_ command: [String], environment: [String: String]) async -> Int32? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        let ended = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { finished in
-            ended.continuation.yield(finished.terminationStatus)
-            ended.continuation.finish()
-        }
         // Cancelled already (the daemon stops): no window that would outlive it.
-        guard !Task.isCancelled else { return nil }
-        do { try process.run() } catch { return nil }
-        let running = Running(process)
+        guard !Task.isCancelled, let process = SpawnedProcess(command, environment: environment) else { return nil }
         return await withTaskCancellationHandler {
-            var iterator = ended.stream.makeAsyncIterator()
-            return await iterator.next()
+            await process.exitStatus()
         } onCancel: {
-            running.terminate()
+            process.terminate()
         }
-    }
-
-    /// The started process, for the cancellation handler. Unchecked: it only sends SIGTERM,
-    /// which `Process.terminate` does with one `kill` call, safe from any thread.
-    private final class Running: @unchecked Sendable {
-        private let process: Process
-        init(_ process: Process) { self.process = process }
-        func terminate() { if process.isRunning { process.terminate() } }
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import BlockingCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,9 +43,8 @@ enum BlockingWatch {
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-                let thread = Thread { continuation.resume(returning: body(stop)) }
-                thread.name = name
-                thread.start()
+                // A lane of its own, released at once: its thread ends when the body has run.
+                BlockingLane(name: name).submit { continuation.resume(returning: body(stop)) }
             }
         } onCancel: {
             var byte: UInt8 = 1

@@ -1,6 +1,8 @@
 import AuthCore
 import CAuthdSystem
-import Foundation
+import FoundationEssentials
+import Glibc
+import FoundationGaps
 import Logging
 
 /// Asks the user about an app through a desktop notification with Allow and Deny buttons
@@ -39,7 +41,7 @@ public struct DesktopNotificationPrompt: ApprovalPrompt {
     /// The notification's text. The body escapes markup, which servers may render: an
     /// executable's path is chosen by whoever installed it.
     static func question(app: String, executable: String, profile: String) -> (summary: String, body: String) {
-        let name = (app as NSString).lastPathComponent
+        let name = app.pathLastComponent
         let origin = app == executable ? executable : "\(app) (\(executable))"
         let command = "authctl apps allow \(app) --profile \(profile)"
         return (summary: "Allow \(name) to sign in as you?",
@@ -48,6 +50,6 @@ public struct DesktopNotificationPrompt: ApprovalPrompt {
 
     /// `text` with the characters of the notification body's markup escaped.
     static func escapeMarkup(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
     }
 }

@@ -1,6 +1,7 @@
 import AuthCore
 import CAuthdSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// Tells the user by a desktop notification (`org.freedesktop.Notifications`) that the server

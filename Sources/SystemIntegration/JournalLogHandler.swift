@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 import Logging
 #if canImport(Glibc)
 import Glibc
@@ -16,15 +17,15 @@ public struct JournalLogHandler: LogHandler {
     /// Metadata attached to every line.
     public var metadata: Logger.Metadata = [:]
     private let label: String
-    private let output: FileHandle
+    private let output: Int32
 
     /// Creates a handler for `label`.
     public init(label: String, level: Logger.Level) {
-        self.init(label: label, level: level, output: .standardError)
+        self.init(label: label, level: level, output: STDERR_FILENO)
     }
 
-    /// Creates a handler that writes to `output` instead of stderr (for tests).
-    init(label: String, level: Logger.Level, output: FileHandle) {
+    /// Creates a handler that writes to the descriptor `output` instead of stderr (for tests).
+    init(label: String, level: Logger.Level, output: Int32) {
         self.label = label
         self.logLevel = level
         self.output = output
@@ -62,7 +63,7 @@ public struct JournalLogHandler: LogHandler {
     /// Writes one line.
     public func log(event: LogEvent) {
         // One write per line: lines from several threads never interleave.
-        output.write(Data(line(for: event).utf8))
+        StandardStreams.write(Array(line(for: event).utf8), to: output)
     }
 
     /// The line `log(event:)` writes: one journal entry, whatever the message and metadata hold.

@@ -1,6 +1,7 @@
 import AuthCore
 import CAuthdSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// Tells the daemon when the network may be back, from rtnetlink: a link that came up, an

@@ -1,6 +1,7 @@
 import AuthCore
 import CAuthdSystem
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 
 /// Tells the daemon when the machine wakes from suspend: logind's `PrepareForSleep(false)` on

@@ -1,6 +1,6 @@
 import AuthCore
 import CSystemd
-import Foundation
+import FoundationEssentials
 
 /// `ServiceNotifier` over `sd_notify`: talks to `$NOTIFY_SOCKET` when systemd (or a test)
 /// set it, and is silent otherwise.

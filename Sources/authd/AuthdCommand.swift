@@ -4,7 +4,8 @@ import AuthCore
 import AuthDaemon
 import AuthProtocol
 import AuthSocketServer
-import Foundation
+import FoundationEssentials
+import FoundationGaps
 import GoTrue
 import Keyring
 import Logging
@@ -17,7 +18,6 @@ import Glibc
 
 /// `authd`: the per-user session daemon. Composition root: reads configuration, picks the real
 /// keyring, HTTP client and logging, and runs the socket server and one driver per profile.
-@main
 struct AuthdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "authd",
@@ -104,7 +104,7 @@ struct AuthdCommand: AsyncParsableCommand {
             // A socket systemd passed wins: it is where clients were told to connect.
             socketPath = try activated?.path ?? socket ?? SocketPath.resolve(environment: environment)
         } catch {
-            FileHandle.standardError.write(Data("authd: \(error.localizedDescription)\n".utf8))
+            StandardStreams.writeError("authd: \(error.readableDescription)\n")
             throw ExitCode(78)
         }
 
@@ -144,7 +144,7 @@ struct AuthdCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch let error as SocketSetupError {
-            FileHandle.standardError.write(Data("authd: \(error.localizedDescription)\n".utf8))
+            StandardStreams.writeError("authd: \(error.readableDescription)\n")
             throw ExitCode(error.alreadyRunning ? 75 : 1)
         } catch {
             logger.critical("stopped on an error", metadata: ["error": "\(error)"])
@@ -199,14 +199,10 @@ struct AuthdCommand: AsyncParsableCommand {
     }
 
     /// The authctl installed with this authd: the only program whose app decisions count. That
-    /// is authctl-full, which authctl's front becomes for `authctl apps`: beside authd in a build
-    /// folder, in `../libexec/authd` once installed (`make install`).
+    /// is this very executable, which authctl's front starts as `authctl` for `authctl apps`.
     private static func authctlInstalledWithUs() -> Set<String> {
         guard let us = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return [] }
-        let folder = (us as NSString).deletingLastPathComponent
-        let prefix = (folder as NSString).deletingLastPathComponent
-        return [(folder as NSString).appendingPathComponent("authctl-full"),
-                (prefix as NSString).appendingPathComponent("libexec/authd/authctl-full")]
+        return [us]
     }
 
     /// Every client connection is a descriptor; systemd's default soft limit (1024) would cap the

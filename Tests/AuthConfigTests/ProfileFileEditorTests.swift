@@ -89,3 +89,47 @@ import Testing
         } throws: { ($0 as? ConfigurationError)?.localizedDescription.hasPrefix("c.toml:1: default_profile") == true }
     }
 }
+
+/// Edits find tables and keys by the lines the TOML reader gives them, not by scanning the text.
+@Suite struct ProfileFileEditorLayoutTests {
+    @Test func aQuotedNameWithADotIsRemoved() throws {
+        let text = "[profiles.work]\nurl = \"https://a.supabase.co\"\nanon_key = \"k\"\n\n[ profiles . \"my.profile\" ] # old\nurl = \"https://b.supabase.co\"\nanon_key = \"k2\"\n"
+        let edited = try ProfileFileEditor.removing(name: "my.profile", from: text)
+        #expect(edited == "[profiles.work]\nurl = \"https://a.supabase.co\"\nanon_key = \"k\"\n")
+    }
+
+    @Test func aLineInAMultiLineStringIsNotAHeader() throws {
+        let text = "[profiles.work]\nurl = \"https://a.supabase.co\"\nanon_key = \"\"\"\n[not a header]\n\"\"\"\n[profiles.home]\nurl = \"https://b.supabase.co\"\nanon_key = \"k\""
+        #expect(try ProfileFileEditor.removing(name: "work", from: text) == "[profiles.home]\nurl = \"https://b.supabase.co\"\nanon_key = \"k\"")
+        #expect(try ProfileFileEditor.removing(name: "home", from: text) == "[profiles.work]\nurl = \"https://a.supabase.co\"\nanon_key = \"\"\"\n[not a header]\n\"\"\"")
+    }
+
+    @Test func aProfileWrittenWithDottedKeysIsLeftToTheUser() {
+        let text = "profiles.work.url = \"https://a.supabase.co\"\nprofiles.work.anon_key = \"k\"\n"
+        #expect {
+            _ = try ProfileFileEditor.removing(name: "work", from: text)
+        } throws: { ($0 as? ConfigurationError)?.localizedDescription.contains("is not written as a [profiles.work] table") == true }
+    }
+
+    @Test func aQuotedDefaultProfileKeyIsReplacedAndRemoved() throws {
+        let text = "\"default_profile\" = \"work\" # mine\n[profiles.work]\nurl = \"https://a.supabase.co\"\nanon_key = \"k\"\n[profiles.home]\nurl = \"https://b.supabase.co\"\nanon_key = \"k2\"\n"
+        let switched = try ProfileFileEditor.settingDefault(name: "home", in: text)
+        #expect(switched.hasPrefix("default_profile = \"home\"\n[profiles.work]"))
+        let removed = try ProfileFileEditor.removing(name: "work", from: text)
+        #expect(removed == "[profiles.home]\nurl = \"https://b.supabase.co\"\nanon_key = \"k2\"\n")
+    }
+
+    @Test func windowsLineEndsSurviveEdits() throws {
+        let text = "default_profile = \"work\"\r\n[profiles.work]\r\nurl = \"https://a.supabase.co\"\r\nanon_key = \"k\"\r\n[profiles.home]\r\nurl = \"https://b.supabase.co\"\r\nanon_key = \"k2\"\r\n"
+        let switched = try ProfileFileEditor.settingDefault(name: "home", in: text)
+        #expect(switched == text.replacing("default_profile = \"work\"", with: "default_profile = \"home\""))
+        let removed = try ProfileFileEditor.removing(name: "work", from: text)
+        #expect(removed == "[profiles.home]\r\nurl = \"https://b.supabase.co\"\r\nanon_key = \"k2\"\r\n")
+    }
+
+    @Test func aByteOrderMarkStaysFirst() throws {
+        let text = "\u{FEFF}[profiles.work]\nurl = \"https://a.supabase.co\"\nanon_key = \"k\"\n"
+        let edited = try ProfileFileEditor.settingDefault(name: "work", in: text)
+        #expect(edited == "\u{FEFF}default_profile = \"work\"\n[profiles.work]\nurl = \"https://a.supabase.co\"\nanon_key = \"k\"\n")
+    }
+}

@@ -13,10 +13,11 @@ struct LogLineTests {
             // authctl's front answers `token` itself, so the client the daemon sees is this copy.
             let hostile = stack.directory.appendingPathComponent("x\nPRIORITY=0\nMESSAGE=forged \u{1B}[31mred\u{1B}[0m").path
             try FileManager.default.copyItem(atPath: Binaries.path("authctl"), toPath: hostile)
-            // Beside it, the full tool it hands the "not signed in" answer to. Copied by cp, not
-            // from here: the front execs it itself, without a retry, and a copy written by this
-            // process can be held open by a child another test forks meanwhile (ETXTBSY).
-            let full = try runCommand("/bin/cp", [Binaries.path("authctl-full"), stack.directory.appendingPathComponent("authctl-full").path],
+            // Beside it, the authd executable, which is the full tool the front hands the "not
+            // signed in" answer to. Copied by cp, not from here: the front execs it itself,
+            // without a retry, and a copy written by this process can be held open by a child
+            // another test forks meanwhile (ETXTBSY).
+            let full = try runCommand("/bin/cp", [Binaries.path("authd"), stack.directory.appendingPathComponent("authd").path],
                                       environment: [:])
             #expect(full.status == 0, "\(full.stderr)")
             let token = try runCommand(hostile, ["token"], environment: stack.environment)

@@ -3,13 +3,19 @@ import Foundation
 import Testing
 
 /// `authctl token` through the front (which sends the request itself and hands any answer it
-/// does not print to authctl-full on a pipe) against authctl-full run directly, which asks authd
-/// itself: the same token, the same JSON, and for every refusal the same message and exit code.
+/// does not print to the whole authctl on a pipe) against the whole authctl run directly (the
+/// authd executable under the name authctl-full), which asks authd itself: the same token, the
+/// same JSON, and for every refusal the same message and exit code.
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct TokenCommandTests {
-    /// authctl-full on its own: the ordinary path, no front and no handed-over answer.
+    /// The whole authctl on its own: the ordinary path, no front and no handed-over answer. The
+    /// authd executable is authctl when its name begins with "authctl": a link so named.
     private func full(_ stack: Stack, _ arguments: [String]) throws -> Completed {
-        try runCommand(Binaries.path("authctl-full"), arguments, environment: stack.environment, timeout: 60)
+        let link = stack.directory.appendingPathComponent("authctl-full").path
+        if !FileManager.default.fileExists(atPath: link) {
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: Binaries.path("authd"))
+        }
+        return try runCommand(link, arguments, environment: stack.environment, timeout: 60)
     }
 
     @Test func signedInTheFrontPrintsWhatAuthctlFullPrintsAndIsTheOnlyAppSeen() async throws {

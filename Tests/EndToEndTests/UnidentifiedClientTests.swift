@@ -62,8 +62,8 @@ import Testing
 
     /// A program can make any path show in its /proc/<pid>/exe by bind-mounting itself there in a
     /// mount namespace of its own (unprivileged, in a user namespace): here Python shown as the
-    /// authctl-full installed with authd, asking to allow itself. authd compares the file behind
-    /// the path with the file the program runs, and refuses it as the user's tool.
+    /// authd executable (which is also the whole authctl), asking to allow itself. authd compares
+    /// the file behind the path with the file the program runs, and refuses it as the user's tool.
     @Test(.enabled(if: getuid() == 0, "needs unshare with mount namespaces"))
     func aProgramBindMountedOverAuthctlsPathIsNotAuthctl() async throws {
         try await Stack.running("impersonation", lifetime: 3600) { stack in
@@ -76,7 +76,7 @@ import Testing
                 """
             let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
             let result = try runCommand("/usr/bin/unshare", ["-rm", "/bin/sh", "-c", #"mount --bind "$1" "$2" && exec "$2" -c "$3" "$4""#, "impostor",
-                                                            python, Binaries.path("authctl-full"), client, stack.socketPath],
+                                                            python, Binaries.path("authd"), client, stack.socketPath],
                                         environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
             #expect(result.stdout.contains(#""reason":"access_denied""#), "\(result.stdout) \(result.stderr)")
             #expect(!result.stdout.contains(#""access":"allowed""#))

@@ -76,11 +76,12 @@ import Glibc
             _ = FileManager.default.createFile(atPath: lines.path, contents: nil)
 
             // The handler's own log(event:), writing to a file instead of stderr.
-            let output = try FileHandle(forWritingTo: lines)
+            let output = open(lines.path, O_WRONLY | O_CLOEXEC)
+            try #require(output >= 0)
             let handler = JournalLogHandler(label: "authd", level: .info, output: output)
             handler.log(event: Self.event("an app waits for access", ["client.app": "\(Self.hostilePath)", "session.profile": "work"]))
             handler.log(event: Self.event("last line", [:]))
-            try output.close()
+            close(output)
 
             let tag = "authd-test-\(UUID().uuidString.prefix(8))"
             let process = Process()

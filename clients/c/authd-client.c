@@ -446,21 +446,21 @@ static authd_code call(connection *c, const char *method, const char *params_jso
     }
 }
 
-/* Connects to `path`, checks who serves it and says hello. Returns AUTHD_OK or the error. */
-static authd_code connection_open(connection *c, const char *path, const char *client_name, authd_error *error) {
-    memset(c, 0, sizeof *c);
-    c->fd = -1;
+/* Connects to `path` and checks who serves it; the descriptor in `*fd`. Returns AUTHD_OK or the
+ * error. (authctl's front, which includes this file, connects through it too.) */
+static authd_code socket_open(int *fd, const char *path, authd_error *error) {
+    *fd = -1;
     struct sockaddr_un address = { .sun_family = AF_UNIX };
     if (strlen(path) >= sizeof address.sun_path) {
         fail(error, AUTHD_DAEMON_UNAVAILABLE, NULL, "the socket path %s is too long", path);
         return AUTHD_DAEMON_UNAVAILABLE;
     }
     strcpy(address.sun_path, path);
-    c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (c->fd < 0) { fail(error, AUTHD_DAEMON_UNAVAILABLE, NULL, "cannot make a socket: %s", strerror(errno)); return AUTHD_DAEMON_UNAVAILABLE; }
-    if (connect(c->fd, (struct sockaddr *)&address, sizeof address) != 0) {
+    int socket_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (socket_fd < 0) { fail(error, AUTHD_DAEMON_UNAVAILABLE, NULL, "cannot make a socket: %s", strerror(errno)); return AUTHD_DAEMON_UNAVAILABLE; }
+    if (connect(socket_fd, (struct sockaddr *)&address, sizeof address) != 0) {
         int code = errno;
-        connection_close(c);
+        close(socket_fd);
         if (code == ENOENT || code == ECONNREFUSED || code == ENOTDIR)
             fail(error, AUTHD_DAEMON_UNAVAILABLE, NULL, "authd is not running (nothing listens on %s). Start it with "
                  "'systemctl --user enable --now authd.socket' (after 'make install'), or run 'authd' in a terminal", path);
@@ -472,9 +472,9 @@ static authd_code connection_open(connection *c, const char *path, const char *c
      * otherwise be asked for tokens and believed. Root is no exception. */
     struct ucred peer;
     socklen_t size = sizeof peer;
-    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) {
+    if (getsockopt(socket_fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) {
         fail(error, AUTHD_DAEMON_UNAVAILABLE, NULL, "cannot tell who serves %s (SO_PEERCRED: %s), so nothing was sent to it", path, strerror(errno));
-        connection_close(c);
+        close(socket_fd);
         return AUTHD_DAEMON_UNAVAILABLE;
     }
     if (peer.uid != getuid()) {
@@ -482,9 +482,18 @@ static authd_code connection_open(connection *c, const char *path, const char *c
              "nothing was sent to it. Check AUTHD_SOCKET and XDG_RUNTIME_DIR, and who created that socket",
              path, (unsigned)peer.uid, (unsigned)getuid());
         if (error) error->foreign_uid = (long)peer.uid;
-        connection_close(c);
+        close(socket_fd);
         return AUTHD_FOREIGN_DAEMON;
     }
+    *fd = socket_fd;
+    return AUTHD_OK;
+}
+
+/* Connects to `path`, checks who serves it and says hello. Returns AUTHD_OK or the error. */
+static authd_code connection_open(connection *c, const char *path, const char *client_name, authd_error *error) {
+    memset(c, 0, sizeof *c);
+    authd_code opened = socket_open(&c->fd, path, error);
+    if (opened != AUTHD_OK) return opened;
     const char *name = client_name ? client_name : "c";
     char *params = malloc(strlen(name) * 6 + 64);
     if (!params) { connection_close(c); fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
