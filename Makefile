@@ -1,5 +1,5 @@
-# make install [PREFIX=~/.local] — binaries (authd and authctl's front in bin, authctl-full in
-# libexec/authd), user units, man pages, shell completions and the x-scheme-handler desktop entry
+# make install [PREFIX=~/.local] — binaries (authd, which is also the whole authctl, and authctl's
+# front, in bin), user units, man pages, shell completions and the x-scheme-handler desktop entry
 # that hands custom-scheme sign-in redirects to authd.
 # Also the C client library (libauthd-client: the shared library, its header and a pkg-config
 # file), built with the system's C compiler.
@@ -8,10 +8,13 @@
 # The binaries are installed stripped (symbols and debug information left in the build folder,
 # where a debugger can load them: `gdb -ex 'symbol-file .build/release/authd' -p PID`);
 # STRIP=true installs them whole.
+# make deb builds the Debian packages into .build/deb (supabase-authd_<version>-<revision>_<arch>.deb,
+# libauthd-client0 and libauthd-client-dev beside it) from a release build: `make install` into a
+# staging tree laid out for /usr, then packaging/deb/build. `make -o build deb BUILT=DIR` packages
+# binaries built earlier in DIR without building. make deb-lint runs lintian on them.
 
 PREFIX ?= $(HOME)/.local
 BINDIR ?= $(PREFIX)/bin
-LIBEXECDIR ?= $(PREFIX)/libexec/authd
 MANDIR ?= $(PREFIX)/share/man
 UNITDIR ?= $(PREFIX)/share/systemd/user
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -30,44 +33,64 @@ ifeq ($(origin CC),default)
 CC := $(shell command -v cc >/dev/null 2>&1 && echo cc || echo clang)
 endif
 BUILT = $(shell $(SWIFT) build -c $(CONFIGURATION) --show-bin-path)
-# The C client: only its API is exported (AUTHD_CLIENT_H's functions).
+# The C client: only its API is exported (AUTHD_CLIENT_H's functions). Hardened as Debian builds
+# C (dpkg-buildflags): checked string and memory calls, stack protector, relocations read-only
+# and bound at load (RELRO, BIND_NOW).
 C_CLIENT = .build/c-client/libauthd-client.so.0
-C_CLIENT_FLAGS = -std=c11 -O2 -g -Wall -Wextra -fPIC -fvisibility=hidden -shared -Wl,-soname,libauthd-client.so.0
+C_CLIENT_FLAGS = -std=c11 -O2 -g -Wall -Wextra -fPIC -fvisibility=hidden -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
+	-shared -Wl,-soname,libauthd-client.so.0 -Wl,-z,relro -Wl,-z,now
 # A library outside the loader's own directories (/lib, /usr/lib, lib64 and multiarch ones; even
 # /usr/local/lib is found only once ldconfig ran) is found through the run path pkg-config gives.
 C_CLIENT_RPATH = $(if $(filter /lib /usr/lib /lib64 /usr/lib64 /lib/%-linux-gnu /usr/lib/%-linux-gnu,$(LIBDIR)),,-Wl,-rpath,$${libdir} )
 
+# The version: AuthdVersion.string, what `authd --version` and `authctl --version` print.
+AUTHD_VERSION = $(shell sed -n '/enum AuthdVersion/,/^}/s/.*static let string = "\([^"]*\)".*/\1/p' Sources/AuthProtocol/JSONRPC.swift)
+DEB_REVISION ?= 1
+DEB_DIR = .build/deb
+DEB_STAGE = $(DEB_DIR)/stage
+DEB = $(DEB_DIR)/supabase-authd_$(AUTHD_VERSION)-$(DEB_REVISION)_$(shell dpkg --print-architecture).deb
+DEB_MULTIARCH = $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)
+
 INSTALLED = \
-	$(BINDIR)/authd $(BINDIR)/authctl $(LIBEXECDIR)/authctl-full \
+	$(BINDIR)/authd $(BINDIR)/authctl \
 	$(UNITDIR)/authd.service $(UNITDIR)/authd.socket \
 	$(MANDIR)/man1/authctl.1 $(MANDIR)/man5/authd.conf.5 $(MANDIR)/man7/authd-protocol.7 $(MANDIR)/man8/authd.8 \
 	$(BASHCOMPDIR)/authctl $(ZSHCOMPDIR)/_authctl $(FISHCOMPDIR)/authctl.fish \
 	$(APPLICATIONSDIR)/authctl-open-url.desktop \
 	$(LIBDIR)/libauthd-client.so.0 $(LIBDIR)/libauthd-client.so $(INCLUDEDIR)/authd-client.h $(PKGCONFIGDIR)/authd-client.pc
 
-.PHONY: all build install uninstall
+.PHONY: all build install uninstall deb deb-lint deb-path
 
 all: build
 
 build: $(C_CLIENT)
 	$(SWIFT) build -c $(CONFIGURATION) --product authd
-	$(SWIFT) build -c $(CONFIGURATION) --product authctl
-	$(SWIFT) build -c $(CONFIGURATION) --product authctl-full
+	$(MAKE) --no-print-directory front
 
-$(C_CLIENT): clients/c/authd-client.c clients/c/authd-client.h
+# authctl's front, in C (clients/c/authctl-front.c, which includes the C client's code): fully
+# static, so that `authctl token` starts without the dynamic loader (benchmark P2). Built beside
+# authd, which it runs as the whole authctl.
+FRONT = $(BUILT)/authctl
+FRONT_FLAGS = -std=c11 -O2 -Wall -Wextra -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2 -fstack-protector-strong \
+	-static -ffunction-sections -fdata-sections -Wl,--gc-sections
+.PHONY: front
+front:
+	mkdir -p $(BUILT)
+	$(CC) $(FRONT_FLAGS) -o $(FRONT) clients/c/authctl-front.c
+
+$(C_CLIENT): clients/c/authd-client.c clients/c/authd-client.h Makefile
 	mkdir -p $(dir $@)
 	$(CC) $(C_CLIENT_FLAGS) -o $@ clients/c/authd-client.c
 
 install: build
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
 		$(DESTDIR)$(APPLICATIONSDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	# Stripped: symbols and DWARF are half of a release binary's size (authd 151 → 74 MB),
 	# and nothing at run time reads them (a crash prints the message; a core names the build id).
+	# authctl is a small front that runs the authd beside it (as the whole authctl) for every
+	# command but `authctl token`: the two stay in one folder.
 	install -m 755 -s --strip-program=$(STRIP) $(BUILT)/authd $(BUILT)/authctl $(DESTDIR)$(BINDIR)/
-	# authctl is a small front that runs authctl-full, found at ../libexec/authd from its own
-	# folder, for every command but `authctl token`; LIBEXECDIR must stay there.
-	install -m 755 -s --strip-program=$(STRIP) $(BUILT)/authctl-full $(DESTDIR)$(LIBEXECDIR)/
 	sed 's|^ExecStart=.*|ExecStart=$(BINDIR)/authd|' systemd/authd.service > $(DESTDIR)$(UNITDIR)/authd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/authd.service
 	install -m 644 systemd/authd.socket $(DESTDIR)$(UNITDIR)/
@@ -90,5 +113,26 @@ install: build
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(LIBEXECDIR) 2>/dev/null || true
 	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(PKGCONFIGDIR) 2>/dev/null || true
+
+# The Debian packages. The staging tree is what `make install` puts in place for a distribution
+# (units in /usr/lib/systemd/user, the library in the multiarch directory, zsh's completion where
+# Debian's zsh looks for packages'); -o build: the build is done, by this target's prerequisite.
+deb: build
+	@[ "$(CONFIGURATION)" = release ] || { echo "make deb: a package is made from a release build, not CONFIGURATION=$(CONFIGURATION)" >&2; exit 1; }
+	@[ -n "$(AUTHD_VERSION)" ] || { echo "make deb: no AuthdVersion.string in Sources/AuthProtocol/JSONRPC.swift" >&2; exit 1; }
+	@[ -n "$(DEB_MULTIARCH)" ] || { echo "make deb: dpkg-architecture is missing: apt-get install dpkg-dev" >&2; exit 1; }
+	rm -rf $(DEB_STAGE)
+	$(MAKE) --no-print-directory -o build install DESTDIR=$(CURDIR)/$(DEB_STAGE)/debian/tmp BUILT=$(BUILT) CONFIGURATION=release \
+		PREFIX=/usr UNITDIR=/usr/lib/systemd/user LIBDIR=/usr/lib/$(DEB_MULTIARCH) \
+		ZSHCOMPDIR=/usr/share/zsh/vendor-completions >/dev/null
+	packaging/deb/build $(DEB_STAGE) $(DEB_DIR) $(AUTHD_VERSION) $(DEB_REVISION)
+
+# lintian over the packages make deb built: errors and warnings fail; overrides, each with its
+# reason, are in packaging/deb/*.lintian-overrides.
+deb-lint:
+	lintian --fail-on error,warning --display-info --pedantic $(DEB_DIR)/*_$(AUTHD_VERSION)-$(DEB_REVISION)_*.deb
+
+# The path of the supabase-authd package make deb builds (for scripts).
+deb-path:
+	@echo $(DEB)

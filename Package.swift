@@ -2,7 +2,7 @@
 import PackageDescription
 
 // How the installed programs are linked in release builds (debug builds link the usual way):
-// - the Swift runtime and Foundation linked inside (-static-stdlib), so that start-up binds no
+// - the Swift runtime and FoundationEssentials linked inside (-static-stdlib), so that start-up binds no
 //   Swift shared libraries and only the pages a program touches are mapped;
 // - lld with packed relative relocations (DT_RELR, glibc 2.36+), so that the dynamic loader reads
 //   a few dozen KiB of relocations instead of megabytes;
@@ -14,6 +14,8 @@ let leanReleaseLinking: [LinkerSetting] = [.unsafeFlags([
     "-static-stdlib", "-use-ld=lld",
     "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
     "-Xlinker", "--no-export-dynamic",
+    // Hardened as Debian links (lintian): relocations read-only and bound at load.
+    "-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now",
 ], .when(configuration: .release))]
 
 // The benchmarks' Swift hello-world goes further: one fully static executable (authctl's front,
