@@ -83,6 +83,9 @@ $(C_CLIENT): clients/c/authd-client.c clients/c/authd-client.h Makefile
 	$(CC) $(C_CLIENT_FLAGS) -o $@ clients/c/authd-client.c
 
 install: build
+	# An earlier install's authctl-full (now part of authd) would lie there unused: 56 MiB.
+	rm -f $(DESTDIR)$(PREFIX)/libexec/authd/authctl-full
+	rmdir $(DESTDIR)$(PREFIX)/libexec/authd 2>/dev/null || true
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
 		$(DESTDIR)$(APPLICATIONSDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
@@ -113,6 +116,9 @@ install: build
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	# What installs before authctl-full became part of authd put in libexec.
+	rm -f $(DESTDIR)$(PREFIX)/libexec/authd/authctl-full
+	rmdir $(DESTDIR)$(PREFIX)/libexec/authd 2>/dev/null || true
 	rmdir --ignore-fail-on-non-empty $(DESTDIR)$(PKGCONFIGDIR) 2>/dev/null || true
 
 # The Debian packages. The staging tree is what `make install` puts in place for a distribution

@@ -137,10 +137,10 @@ def run_all(bench):
                                                                    "%.1f MiB (%.1f)" % (oidc_rss / MiB, oidc_anon / MiB) if oidc_rss else "not measured"),
                     "≤ 10 MiB", authd_rss <= 10 * MiB))
     # The parts no change to authd's own code removes: the two system libraries it must use, and
-    # the Swift runtime with Foundation. Their sum counts libc twice, so it is a little high.
+    # the Swift runtime with FoundationEssentials. Their sum counts libc twice, so it is a little high.
     keyring, foundation = floors["keyring_kib"], floors["foundation_kib"]
     rows.append(row("P4 floors: what the required parts cost alone (anonymous part)", "%.1f MiB" % (authd_rss / MiB),
-                    "libsecret + libsystemd in C %.1f MiB (%.1f); Swift + Foundation %.1f MiB (%.1f)" % (
+                    "libsecret + libsystemd in C %.1f MiB (%.1f); Swift + FoundationEssentials %.1f MiB (%.1f)" % (
                         keyring / MiB, floors["keyring_anon_kib"] / MiB, foundation / MiB, floors["foundation_anon_kib"] / MiB),
                     "—", None, "%.2f× their sum" % (authd_rss / (keyring + foundation))))
 
@@ -177,7 +177,7 @@ def installed_size(bench):
     root = os.path.join(bench.tools, "installed")
     total = files_size([os.path.join(folder, name) for folder, _, names in os.walk(root) for name in names])
     parts = [(name, os.path.getsize(os.path.join(root, where)))
-             for name, where in (("authd", "bin/authd"), ("authctl-full", "libexec/authd/authctl-full"), ("authctl", "bin/authctl"))]
+             for name, where in (("authd (also the whole authctl)", "bin/authd"), ("authctl front", "bin/authctl"))]
     baselines, package = [], None
     for agent in ("ssh-agent", "oidc-agent"):
         executable = shutil.which(agent)
@@ -276,7 +276,7 @@ def p6(bench):
             os.unlink(path)
     bench.results["P6"] = samples
     spread = bench.spread(samples)
-    return row("P6 socket-activated cold start to the first token (keyring read included)", ms(spread), "—", "≤ 40 ms", spread["median"] <= 40)
+    return row("P6 socket-activated cold start to the first token (keyring read included)", ms(spread), "—", "≤ 15 ms", spread["median"] <= 15)
 
 
 def p7(bench, url, path):
@@ -302,10 +302,18 @@ def p7(bench, url, path):
         with_curl.append(float(timing) * 1000)
         with open(body) as handle:
             refresh_token = json.load(handle)["refresh_token"]
-    bench.results["P7"] = {"authd_ms": through_authd, "curl_ms": with_curl}
-    a, c = bench.spread(through_authd), bench.spread(with_curl)
-    return row("P7 a token request that refreshes, against curl's refresh POST", ms(a), "curl %s (time_total)" % ms(c), "≤ 1.1× curl",
-               a["median"] <= 1.1 * c["median"], "%.2f× curl" % (a["median"] / c["median"]))
+    # The write-ahead a refresh owes before its token is used: a C program's libsecret store of a
+    # session of the same size (Benchmarks/keyring-store.c), connected once as a daemon is; its
+    # first store, which may create the default collection, is left out.
+    stores = subprocess.run([os.path.join(bench.tools, "keyring-store"), str(samples + 1)], check=True, capture_output=True,
+                            text=True).stdout.split()
+    with_store = [float(value) for value in stores[1:]]
+    bench.results["P7"] = {"authd_ms": through_authd, "curl_ms": with_curl, "keyring_store_ms": with_store}
+    a, c, k = bench.spread(through_authd), bench.spread(with_curl), bench.spread(with_store)
+    floor = c["median"] + k["median"]
+    return row("P7 a token request that refreshes, against curl's refresh POST + a C libsecret store", ms(a),
+               "curl %s (time_total) + store %s = %.2f ms" % (ms(c), ms(k), floor), "≤ 1.1× floor",
+               a["median"] <= 1.1 * floor, "%.2f× floor" % (a["median"] / floor))
 
 
 def p8(bench, daemon, path, quiet_p99):

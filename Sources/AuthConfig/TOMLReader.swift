@@ -180,12 +180,19 @@ struct TOMLReader {
 
     // MARK: Keys
 
+    /// The most parts a key may have: authd's deepest is three (`profiles.work.url`). A bound
+    /// keeps a hostile file's nesting from costing time and stack (the tree is read recursively).
+    static let maxKeyParts = 16
+
     /// A key, bare, quoted or dotted (`a . "b.c" . d`), and the blanks after it.
     private mutating func readKey() throws(Failure) -> [String] {
         var parts: [String] = []
         while true {
             skipBlanks()
             parts.append(try readSimpleKey())
+            guard parts.count <= Self.maxKeyParts else {
+                throw fail("a key of more than \(Self.maxKeyParts) parts is not used in authd's configuration")
+            }
             skipBlanks()
             guard peek() == .dot else { return parts }
             position += 1

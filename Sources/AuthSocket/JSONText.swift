@@ -1,4 +1,4 @@
-/// JSON string literals, for the one value the front puts in a request that a user typed.
+/// JSON string literals, for the values a client puts in a request that a user typed.
 enum JSONText {
     /// `text` as a JSON string literal: quotes, backslashes and control characters escaped.
     static func quoted(_ text: String) -> String {

@@ -4,7 +4,7 @@ import Glibc
 
 /// A blocking, newline-framed connection to a Unix socket. Small on purpose: short-lived clients
 /// (authctl, scripts) pay nothing for an event loop they would use once, and nothing for
-/// Foundation either (see `authctl`'s front).
+/// Foundation either.
 public final class LineConnection: @unchecked Sendable {
     // Unchecked: the fd and buffer are used from one thread at a time by contract (one caller).
     private let fd: Int32

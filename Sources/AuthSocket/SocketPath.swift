@@ -20,7 +20,7 @@ public enum SocketPath {
         try resolve(variable: ProcessEnvironment.value)
     }
 
-    // A lookup function rather than a dictionary: authctl's front reads two variables and
+    // A lookup function rather than a dictionary: a short-lived client reads two variables and
     // should not build a dictionary of all of them first.
     private static func resolve(variable: (String) -> String?) throws(SocketPathError) -> String {
         if let explicit = variable("AUTHD_SOCKET"), !explicit.isEmpty { return explicit }

@@ -53,8 +53,8 @@ public struct TokenResult: Sendable, Equatable {
 }
 
 /// A `session.token` request line, written and read by hand: the one codec for the message that
-/// scripts and apps send most, used by authctl's front (which links no Foundation), the client
-/// library and the daemon's event loop (benchmarks P1–P3).
+/// scripts and apps send most, used by the client library and the daemon's event loop
+/// (benchmarks P1–P3). (authctl's front, in C, reads the answer the same narrow way.)
 ///
 /// The reader is deliberately narrow: one flat object with `jsonrpc` "2.0", an `id` (a whole
 /// number, or a string of printable ASCII without escapes), `method` "session.token" and

@@ -1,6 +1,7 @@
 import AuthdClient
 import AuthProtocol
 import FoundationEssentials
+import FoundationGaps
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -108,7 +109,7 @@ struct BrowserSignIn {
     }
 
     private static func html(_ text: String) -> String {
-        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
+        text.escapingMarkup
     }
 }
 

@@ -35,6 +35,8 @@ enum BlockingWatch {
     static func run(name: String, _ body: @escaping @Sendable (Int32) -> Int32) async -> Int32 {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { return -errno }
+        // Close-on-exec; a process spawned before this line closes everything but its standard
+        // descriptors anyway (SpawnedProcess).
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let (stop, stopWriter) = (pipeEnds[0], pipeEnds[1])
         defer {

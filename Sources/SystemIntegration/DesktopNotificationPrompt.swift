@@ -50,6 +50,6 @@ public struct DesktopNotificationPrompt: ApprovalPrompt {
 
     /// `text` with the characters of the notification body's markup escaped.
     static func escapeMarkup(_ text: String) -> String {
-        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;").replacing(">", with: "&gt;")
+        text.escapingMarkup
     }
 }

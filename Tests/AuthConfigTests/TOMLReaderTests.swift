@@ -98,6 +98,9 @@ import Testing
     static let refused: [(String, Int, String)] = [
         // What authd's configuration does not use, by name.
         ("a = [1, 2]", 1, "arrays are not used in authd's configuration"),
+        // A hostile file's nesting is bounded (the tree is read recursively).
+        ("x = 1\n[" + Array(repeating: "a", count: 50_000).joined(separator: ".") + "]", 2, "a key of more than 16 parts"),
+        (Array(repeating: "b", count: 17).joined(separator: ".") + " = 1", 1, "a key of more than 16 parts"),
         ("\n\na = { x = 1 }", 3, "inline tables ({ … }) are not used in authd's configuration"),
         ("x = 1\n[[a]]", 2, "arrays of tables ([[…]]) are not used in authd's configuration"),
         ("a = 1979-05-27", 1, "dates and times are not used in authd's configuration"),

@@ -125,6 +125,8 @@ static int parse_token_request(int argc, char **argv, token_request *request) {
         if (IS("--profile") && !request->profile) request->profile = value;
         else if (IS("--socket") && !request->socket) request->socket = value;
         else if (IS("--min-valid") && request->min_valid < 0) {
+            /* Digits only, as the whole authctl reads it (strtol would also take spaces and a sign). */
+            if (*value < '0' || *value > '9') return 0;
             char *rest;
             errno = 0;
             long seconds = strtol(value, &rest, 10);
@@ -230,10 +232,12 @@ static int plain_token(const char *line, size_t length, span *token) {
     return 1;
 }
 
-/* Writes all of `text`; false on a failed or short write (a closed pipe). */
-static int write_all(int fd, const char *text, size_t length) {
+/* Writes all of `text` to `fd`, a socket when `socket` is set (then without SIGPIPE: authd refuses
+ * a client over its limits by writing one line and closing, and the whole authctl, not a signal,
+ * must report that); false on a failed or short write (a closed pipe). */
+static int write_all(int fd, int socket, const char *text, size_t length) {
     while (length > 0) {
-        ssize_t written = write(fd, text, length);
+        ssize_t written = socket ? send(fd, text, length, MSG_NOSIGNAL) : write(fd, text, length);
         if (written < 0 && errno == EINTR) continue;
         if (written <= 0) return 0;
         text += written;
@@ -253,7 +257,8 @@ int main(int argc, char **argv) {
     struct timeval timeout = { .tv_sec = ANSWER_TIMEOUT_S };
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     char *line = request_line(&request);
-    if (!line || !write_all(fd, line, strlen(line))) run_full(argc, argv, NULL, 0);
+    if (!line || !write_all(fd, 1, line, strlen(line))) run_full(argc, argv, NULL, 0);
+    free(line);
     /* One answer line, read whole. */
     size_t capacity = 4096, used = 0;
     char *answer = malloc(capacity);
@@ -287,7 +292,7 @@ int main(int argc, char **argv) {
             memcpy(printed, token.start, length);
             printed[length] = '\n';
             /* A short or failed write (a closed pipe) is left to the whole authctl to report. */
-            if (write_all(STDOUT_FILENO, printed, length + 1)) return 0;
+            if (write_all(STDOUT_FILENO, 0, printed, length + 1)) return 0;
         }
     }
     run_full(argc, argv, answer, used);
