@@ -1,3 +1,4 @@
+import AuthSocket
 /// Reads the TOML that authd's `config.toml` is written in into a `TOMLTable` whose every value
 /// remembers its line.
 ///
@@ -37,22 +38,8 @@ struct TOMLReader {
         }.joined(separator: ".")
     }
 
-    /// `text` as a TOML basic string, quotes included.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\t": result += "\\t"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += "\\u" + hex(scalar.value, digits: 4)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
+    /// `text` as a TOML basic string, quotes included: TOML's escapes are JSON's.
+    static func quoted(_ text: String) -> String { JSONText.quoted(text) }
 
     // MARK: State
 

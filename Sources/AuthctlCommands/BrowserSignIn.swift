@@ -140,19 +140,9 @@ enum BrowserLauncher {
         for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
         var argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
-        // A clean signal state: a browser must not inherit a blocked mask or ignored signals from
-        // whoever started authctl (Chromium waits forever for children whose SIGCHLD is blocked).
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t(), all = sigset_t()
-        sigemptyset(&empty)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // A clean signal state (Chromium waits forever for children whose SIGCHLD is blocked).
         var pid: pid_t = 0
-        guard posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, environ) == 0 else { return -1 }
+        guard CleanSpawnAttributes.with({ posix_spawn(&pid, "/bin/sh", &actions, $0, &argv, environ) }) == 0 else { return -1 }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             if errno != EINTR { return -1 }

@@ -1,5 +1,6 @@
 import BlockingCalls
 import CAuthdSystem
+import FoundationGaps
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -25,23 +26,13 @@ final class SpawnedProcess: Sendable {
         // Nothing of the daemon's but the standard descriptors: its socket, keyring connection
         // and pipes are not the terminal's (most are close-on-exec already; this makes it so).
         authd_spawn_close_from(&actions, 3)
-        // A clean signal state in a process group of its own, as Foundation's Process gave: a
-        // terminal must not inherit the daemon's blocked signals or the signals sent to its group.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t(), all = sigset_t()
-        sigemptyset(&empty)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         let arguments = command.map { strdup($0) } + [nil]
         let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (arguments + variables).forEach { free($0) } }
         var child = pid_t()
-        guard posix_spawn(&child, path, &actions, &attributes, arguments, variables) == 0 else { return nil }
+        // A clean signal state in a process group of its own, as Foundation's Process gave.
+        let spawned = CleanSpawnAttributes.with { posix_spawn(&child, path, &actions, $0, arguments, variables) }
+        guard spawned == 0 else { return nil }
         pid = child
     }
 
