@@ -105,7 +105,7 @@ let package = Package(
         // config.toml: parsing with validation (file and line in every message) and the text edits
         // behind `authctl profile`, on a reader of the TOML it uses (TOMLReader: TOMLKit links all of
         // Foundation). Shared by authd and authctl.
-        .target(name: "AuthConfig", dependencies: ["AuthCore", "AuthProtocol", "FoundationGaps"]),
+        .target(name: "AuthConfig", dependencies: ["AuthCore", "AuthProtocol", "AuthSocket", "FoundationGaps"]),
         // The daemon's parts, wired to ports only: session driver, method table, supervisor.
         .target(name: "AuthDaemon", dependencies: [
             "AuthCore", "AuthProtocol", "AuthSocketServer",
@@ -118,7 +118,7 @@ let package = Package(
         ]),
         // The daemon's ties to the system: wake signals, socket activation, sd_notify, the journal.
         .target(name: "SystemIntegration", dependencies: [
-            "BlockingCalls",
+            "BlockingCalls", "FoundationGaps",
             "AuthCore", "CAuthdSystem", "CSystemd",
             external("Logging", "swift-log"),
         ]),
@@ -159,7 +159,7 @@ let package = Package(
         // fully static.
         .executableTarget(name: "authd-bench-hello", path: "Benchmarks/Hello",
                           swiftSettings: staticReleaseSwift, linkerSettings: staticReleaseLinking),
-        // Benchmarks/: the Swift runtime and Foundation alone, linked the same way as authd: the
+        // Benchmarks/: the Swift runtime and FoundationEssentials alone, linked the same way as authd: the
         // part of the daemon's idle memory (P4) that no change to authd's own code can remove.
         .executableTarget(name: "authd-bench-foundation-floor", path: "Benchmarks/FoundationFloor",
                           swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),

@@ -44,6 +44,8 @@ extension CocoaError {
         case .fileWriteNoPermission, .fileWriteOutOfSpace, .fileWriteVolumeReadOnly, .fileWriteFileExists, .fileWriteUnknown,
              .fileWriteInvalidFileName, .fileWriteInapplicableStringEncoding:
             action = "cannot write"
+        case .fileNoSuchFile:
+            action = "cannot find"
         default:
             action = "cannot use"
         }

@@ -291,7 +291,8 @@ int main(int argc, char **argv) {
         if (printed) {
             memcpy(printed, token.start, length);
             printed[length] = '\n';
-            /* A short or failed write (a closed pipe) is left to the whole authctl to report. */
+            /* A short or failed write is left to the whole authctl to report. (A closed pipe
+             * ends the front by SIGPIPE, as it would end the whole authctl.) */
             if (write_all(STDOUT_FILENO, 0, printed, length + 1)) return 0;
         }
     }
