@@ -62,41 +62,26 @@ public final class BlockingLane: Sendable {
     }
 }
 
-/// The jobs waiting for a lane's thread: a list under a mutex and a semaphore counting them.
-private final class JobQueue: @unchecked Sendable {
-    // Unchecked: `state` is a Mutex; `signal` is a POSIX semaphore, safe from any thread, set up
-    // in init and torn down in deinit, when no thread can use it any more.
+/// The jobs waiting for a lane's thread: a list under a mutex and a wakeup counting them.
+private final class JobQueue: Sendable {
     private let state = Mutex<(jobs: [@Sendable () -> Void], stopped: Bool)>(([], false))
-    private let signal: UnsafeMutablePointer<sem_t>
-
-    init() {
-        signal = .allocate(capacity: 1)
-        sem_init(signal, 0, 0)
-    }
-
-    deinit {
-        sem_destroy(signal)
-        signal.deallocate()
-    }
+    private let signal = Wakeup()
 
     func enqueue(_ job: @escaping @Sendable () -> Void) {
         state.withLock { $0.jobs.append(job) }
-        sem_post(signal)
+        signal.post()
     }
 
     /// Ends `drain` once the queued jobs have run. Only called when no caller is left.
     func stop() {
         state.withLock { $0.stopped = true }
-        sem_post(signal)
+        signal.post()
     }
 
     /// The thread's loop: one job per post, until stopped with nothing left.
     func drain() {
         while true {
-            while sem_wait(signal) != 0 {
-                // Only a signal can interrupt the wait; anything else is a broken semaphore.
-                precondition(errno == EINTR, "sem_wait failed: error \(errno)")
-            }
+            signal.wait()
             let job: (@Sendable () -> Void)? = state.withLock { state in
                 state.jobs.isEmpty ? nil : state.jobs.removeFirst()
             }

@@ -23,6 +23,14 @@ public final class Wakeup: @unchecked Sendable {
     /// Ends one wait, now or the next one to come.
     public func post() { sem_post(semaphore) }
 
+    /// Waits until posted, however long that takes.
+    public func wait() {
+        while sem_wait(semaphore) != 0 {
+            // Only a signal can interrupt the wait; anything else is a broken semaphore.
+            precondition(errno == EINTR, "sem_wait failed: error \(errno)")
+        }
+    }
+
     /// Waits until posted or until `seconds` have passed; true when posted.
     @discardableResult
     public func wait(seconds: Double) -> Bool {
