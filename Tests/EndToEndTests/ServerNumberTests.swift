@@ -52,7 +52,10 @@ struct ServerNumberTests {
                 daemon.stop()
                 daemon = try stack.startDaemon()
                 let restored = try stack.statusJSON()
-                #expect(restored["state"] as? String == "signed_in", "\(raw): \(restored)")
+                // With a 20 s lifetime the refresh lead is 10 s: on a loaded machine the restored
+                // session may already be due, so "refreshing" (still serving it) is as right as "signed_in".
+                #expect(["signed_in", "refreshing"].contains(restored["state"] as? String ?? ""), "\(raw): \(restored)")
+                #expect((restored["user"] as? [String: Any])?["email"] as? String == "refresh-lifetime@example.com", "\(raw): \(restored)")
                 let expiresAt = restored["expires_at"] as? Double ?? .infinity
                 #expect(expiresAt <= Date().timeIntervalSince1970 + 20, "\(raw): the stored session lives until \(expiresAt)")
                 var recovered = false
