@@ -67,7 +67,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         func script(_ name: String, _ body: String) throws -> String {
             let path = directory.appendingPathComponent(name).path
-            try Data("#!/bin/sh\n\(body)\n".utf8).write(to: URL(fileURLWithPath: path))
+            // O_CLOEXEC, as Stack.file does: a process another test spawns meanwhile must not keep
+            // the script open for writing, or running it fails with ETXTBSY (seen once in a full run).
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+            try #require(fd >= 0, "cannot write \(path)")
+            defer { close(fd) }
+            let bytes = Array("#!/bin/sh\n\(body)\n".utf8)
+            try #require(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
             chmod(path, 0o755)
             return path
         }
