@@ -56,7 +56,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        // SOCKS5 proxies (NIOSOCKS) for the HTTP adapter; nothing else of it is built.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
@@ -83,15 +84,17 @@ let package = Package(
             external("Logging", "swift-log"),
             external("ServiceLifecycle", "swift-service-lifecycle"),
         ]),
-        // HTTP adapter implementing AuthCore's GoTrueAPI port (async-http-client on SwiftNIO).
+        // HTTP adapter implementing AuthCore's GoTrueAPI port: one HTTP/1.1 exchange per request on
+        // SwiftNIO (HTTPExchange), without async-http-client's pool, HTTP/2 and retries (README "Benchmarks").
         .target(name: "GoTrue", dependencies: [
             "FoundationGaps",
             "AuthCore",
-            external("AsyncHTTPClient", "async-http-client"),
             external("NIOCore", "swift-nio"),
             external("NIOPosix", "swift-nio"),
             external("NIOHTTP1", "swift-nio"),
-            // The TLS errors async-http-client passes on, the trust roots, and the certificate check.
+            external("NIOSOCKS", "swift-nio-extras"),
+            // TLS (and the handshake's end, from NIOTLS), the trust roots, and the certificate check.
+            external("NIOTLS", "swift-nio"),
             external("NIOSSL", "swift-nio-ssl"),
         ]),
         // libsecret: the system library, a small C shim (the convenience API is variadic), the adapter.

@@ -1,11 +1,11 @@
-import AsyncHTTPClient
 import AuthCore
 import FoundationEssentials
 import FoundationGaps
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
-/// `GoTrueAPI` over HTTP with async-http-client, on SwiftNIO's shared event loop.
+/// `GoTrueAPI` over HTTP/1.1 (`HTTPExchange`), on SwiftNIO's shared event loops.
 ///
 /// Every request carries `apikey` and `X-Supabase-Api-Version: 2024-01-01`, so errors come back
 /// as `{"code":"<error_code>","message":…}`; the older `{"error_code":…,"msg":…}` and the OAuth
@@ -27,7 +27,6 @@ public struct GoTrueClient: GoTrueAPI {
     private let trust: TLSTrust
     /// Why `trust` cannot be used, for https servers; checked once, when the client is made.
     private let trustProblem: String?
-    private let client: HTTPClient
 
     /// The largest answer read: GoTrue's are a few KiB; a server that sends more is misbehaving.
     static let maxAnswerBytes = 1 << 20
@@ -45,7 +44,6 @@ public struct GoTrueClient: GoTrueAPI {
         self.proxyVariable = ProxySettings.variable(forURL: projectURL, environment: environment)
         self.trust = TLSTrust(environment: environment)
         self.trustProblem = projectURL.scheme?.lowercased() == "https" ? trust.problem() : nil
-        self.client = SharedHTTPClients.client(for: proxy, trust: trust)
     }
 
     /// `POST /token` (password, id_token, pkce, refresh_token), `POST /verify` (one-time code) or
@@ -331,40 +329,58 @@ public struct GoTrueClient: GoTrueAPI {
             throw .notSent(url: authURL.absoluteString, detail: "the proxy in \(variable) cannot be used: \(reason)")
         }
         if let trustProblem { throw .untrustedCertificate(host: hostAndPort, problem: trustProblem) }
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.method = HTTPMethod(rawValue: method)
-        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Accept", value: "application/json")
-        request.headers.add(name: "apikey", value: anonKey)
-        request.headers.add(name: GoTrueErrorDecoder.apiVersionHeader, value: GoTrueErrorDecoder.apiVersion)
-        request.headers.add(name: "X-Client-Info", value: clientInfo)
-        if let bearer { request.headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        guard let host = url.host, !host.isEmpty else { throw .notSent(url: authURL.absoluteString, detail: "bad URL") }
+        let isHTTPS = url.scheme?.lowercased() == "https"
+        let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let tls: NIOSSLContext?
+        do { tls = isHTTPS ? try TLSContexts.context(for: trust) : nil } catch {
+            throw .untrustedCertificate(host: hostAndPort, problem: "cannot be checked: the TLS settings could not be made (\(error))")
+        }
+        let route = HTTPExchange.Route(host: bareHost, port: url.port ?? (isHTTPS ? 443 : 80), tls: tls, proxy: proxy)
+
+        var headers = HTTPHeaders()
+        // The port only when it is not the scheme's own, as browsers and curl write Host.
+        let defaultPort = route.port == (isHTTPS ? 443 : 80)
+        headers.add(name: "Host", value: defaultPort ? (bareHost.contains(":") ? "[\(bareHost)]" : bareHost)
+                                                     : HTTPExchange.authority(host: bareHost, port: route.port))
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Accept", value: "application/json")
+        headers.add(name: "apikey", value: anonKey)
+        headers.add(name: GoTrueErrorDecoder.apiVersionHeader, value: GoTrueErrorDecoder.apiVersion)
+        headers.add(name: "X-Client-Info", value: clientInfo)
+        if let bearer { headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        // Always a length for a method with a body, even an empty one: without it NIO's encoder
+        // would send POST, PUT and PATCH chunked, which some gateways refuse.
+        if body != nil || ["POST", "PUT", "PATCH"].contains(method) { headers.add(name: "Content-Length", value: String(body?.count ?? 0)) }
         // No connection reuse. A refresh comes about once an hour, long after any keep-alive
         // connection has gone stale, and a POST that meets a connection the server has just
         // closed cannot safely be sent again: a fresh connection each time fails or succeeds once.
-        request.headers.add(name: "Connection", value: "close")
+        headers.add(name: "Connection", value: "close")
+        let path = components?.percentEncodedPath ?? "/"
+        let target = (path.isEmpty ? "/" : path) + (query.map { "?\($0)" } ?? "")
+        // NIO refuses a header value with a control character when writing it, after the
+        // connection is made; refused here, it is plainly a request that was never sent. The
+        // values come from the profile (the anon key) and from the server (the access token).
+        if headers.contains(where: { _, value in value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } }) {
+            throw .notSent(url: authURL.absoluteString, detail: "a header value (the anon key or the access token) holds a control character")
+        }
+        let request = HTTPExchange.Request(method: HTTPMethod(rawValue: method), target: target, headers: headers, body: body)
 
-        let status: Int
-        let headers: HTTPHeaders
-        let data: Data
+        let response: HTTPExchange.Response
         let deadline = NIODeadline.now() + timeout
         do {
-            let response = try await client.execute(request, deadline: deadline)
-            status = Int(response.status.code)
-            headers = response.headers
-            data = Data(try await response.body.collect(upTo: Self.maxAnswerBytes).readableBytesView)
+            response = try await HTTPExchange.perform(request, route: route, deadline: deadline, maxAnswerBytes: Self.maxAnswerBytes)
         } catch {
-            if let refusal = CertificateRefusal(error) { throw await untrusted(refusal, deadline: deadline) }
+            if let refusal = CertificateRefusal(error.underlying) { throw await untrusted(refusal, deadline: deadline) }
             // Transport errors name the host and what failed, never a header or the body, so they carry no secret.
-            let detail = HTTPTransportError.describe(error)
-            if HTTPTransportError.failedBeforeSending(error) { throw .notSent(url: authURL.absoluteString, detail: detail) }
+            let detail = HTTPTransportError.describe(error.underlying)
+            if !error.sent { throw .notSent(url: authURL.absoluteString, detail: detail) }
             throw .unreachable(url: authURL.absoluteString, detail: detail)
         }
-        guard (200..<300).contains(status) else {
-            throw GoTrueErrorDecoder.failure(status: status, headers: headers, body: data)
+        guard (200..<300).contains(response.status) else {
+            throw GoTrueErrorDecoder.failure(status: response.status, headers: response.headers, body: response.body)
         }
-        return (data, headers)
+        return (response.body, response.headers)
     }
 
     /// The refused certificate, explained. Nothing was sent: the handshake failed before the request.

@@ -1,6 +1,7 @@
-import AsyncHTTPClient
 import NIOCore
+import NIOHTTP1
 import NIOPosix
+import NIOSOCKS
 import NIOSSL
 #if canImport(Glibc)
 import Glibc
@@ -11,17 +12,29 @@ import Glibc
 enum HTTPTransportError {
     /// What went wrong, in a few words.
     static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
+        if let error = error as? HTTPExchangeError {
             switch error {
-            case .deadlineExceeded, .connectTimeout, .readTimeout, .writeTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout:
-                return "timed out"
-            case .remoteConnectionClosed:
-                return "connection lost"
-            case .cancelled:
-                return "cancelled"
-            default:
-                return "\(error)"
+            case .timedOut: return "timed out"
+            case .cancelled: return "cancelled"
+            case .connectionClosed: return "connection lost"
+            case .answerTooLarge: return "the answer was too large"
+            case .proxyRefused(let status):
+                return status == 0 ? "the proxy did not answer as an HTTP proxy" : "the proxy refused the connection (HTTP \(status))"
+            case .addressThroughProxy:
+                return "an https server named by its IP address cannot be checked through a proxy: name it by its host name, or list it in no_proxy"
             }
+        }
+        // The answer ended early (the decoder sees the end of the stream before the collector does).
+        if let error = error as? HTTPParserError, error == .invalidEOFState { return "connection lost" }
+        if error is HTTPParserError { return "the answer was not HTTP" }
+        if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .alreadyClosed || error == .eof { return "connection lost" }
+        if error is SOCKSError.ConnectionFailed { return "the SOCKS proxy could not connect to the server" }
+        if error is SOCKSError.InvalidAuthenticationSelection || error is SOCKSError.NoValidAuthenticationMethod {
+            return "the SOCKS proxy asks for a user name, which authd does not send"
+        }
+        if error is SOCKSError.InvalidProtocolVersion || error is SOCKSError.InvalidReservedByte
+            || error is SOCKSError.InvalidAddressType || error is SOCKSError.UnexpectedRead || error is SOCKSError.InvalidClientState {
+            return "the SOCKS proxy answered what SOCKS5 does not allow"
         }
         if let error = error as? NIOConnectionError {
             // Every address failed; the first one's reason stands for all.
@@ -35,29 +48,6 @@ enum HTTPTransportError {
         if case ChannelError.connectTimeout = error { return "timed out" }
         if error is NIOTooManyBytesError { return "the answer was too large" }
         return "\(error)"
-    }
-
-    /// Whether `error` happened before the request could be written: name resolution, the
-    /// connection, or the TLS handshake. After those, a failure (a reset, a read timeout, the
-    /// deadline) may come after the server got the request.
-    static func failedBeforeSending(_ error: any Error) -> Bool {
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .connectTimeout, .socksHandshakeTimeout, .tlsHandshakeTimeout, .httpProxyHandshakeTimeout: return true
-            default: return false
-            }
-        }
-        if error is NIOConnectionError || error is NIOSSLExtraError { return true }
-        if let error = error as? NIOSSLError {
-            // An unclean shutdown may come after the request went out; a failed handshake cannot.
-            if case .handshakeFailed = error { return true }
-            return false
-        }
-        if case ChannelError.connectTimeout = error { return true }
-        if let error = error as? IOError {
-            return [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENETDOWN].contains(error.errnoCode)
-        }
-        return false
     }
 
     /// TLS failures other than a refused certificate (`CertificateRefusal` explains those).

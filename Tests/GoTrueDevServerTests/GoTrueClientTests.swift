@@ -70,8 +70,122 @@ import Testing
             let client = GoTrueClient(projectURL: remote, anonKey: "anon-key-1", environment: ["http_proxy": "http://127.0.0.1:\(proxy.port)"])
             let grant = try await client.signIn(.password(.email("proxied@example.com"), password: "password-1"))
             #expect(grant.user.email == "proxied@example.com")
-            // async-http-client tunnels through an HTTP proxy with CONNECT, for http as for https.
+            // authd tunnels through an HTTP proxy with CONNECT, for http as for https.
             #expect(proxy.log.contains("tunnelled CONNECT gotrue.proxied.test:\(harness.server.port)"), "\(proxy.log)")
+        }
+    }
+
+    @Test func requestsGoThroughASOCKS5ProxyWhichResolvesTheName() async throws {
+        try await DevServerHarness.run(DevServerOptions(anonKey: "anon-key-1")) { harness in
+            let proxy = try await RecordingProxy.start(upstream: "127.0.0.1:\(harness.server.port)")
+            defer { proxy.stop() }
+            _ = try await harness.call("POST", "/signup", json: ["email": "socks@example.com", "password": "password-1"], headers: ["apikey": "anon-key-1"])
+            let remote = URL(string: "http://gotrue.proxied.test:\(harness.server.port)")!
+            let client = GoTrueClient(projectURL: remote, anonKey: "anon-key-1", environment: ["all_proxy": "socks5h://127.0.0.1:\(proxy.port)"])
+            let grant = try await client.signIn(.password(.email("socks@example.com"), password: "password-1"))
+            #expect(grant.user.email == "socks@example.com")
+            _ = try await client.refresh(refreshToken: grant.refreshToken)
+            // The name goes to the proxy unresolved (this one does not exist in DNS).
+            #expect(proxy.log.components(separatedBy: "socks tunnelled CONNECT gotrue.proxied.test:\(harness.server.port)").count == 3, "\(proxy.log)")
+        }
+    }
+
+    @Test(arguments: ["http", "socks5"])
+    func aTunnelTheProxyRefusesIsATransientFailureBeforeSending(_ scheme: String) async throws {
+        let proxy = try await RecordingProxy.start()
+        defer { proxy.stop() }
+        let client = GoTrueClient(projectURL: URL(string: "https://refused.proxied.test")!, anonKey: "k", timeout: 60,
+                                  environment: ["https_proxy": "\(scheme)://127.0.0.1:\(proxy.port)"])
+        do throws(ServerFailure) {
+            _ = try await client.refresh(refreshToken: "refresh-token-that-must-not-leak")
+            Issue.record("the refresh went through")
+        } catch {
+            guard case .notSent(_, let detail) = error else { Issue.record("wrong failure \(error)"); return }
+            #expect(detail == (scheme == "http" ? "the proxy refused the connection (HTTP 403)" : "the SOCKS proxy could not connect to the server"))
+            #expect(error.refreshClass == .transient(.offline, retryAfter: nil))
+            #expect(proxy.log.contains("refused CONNECT refused.proxied.test:443"), "\(proxy.log)")
+        }
+    }
+
+    @Test func anHTTPSServerNamedByAddressIsNotReachedThroughAProxy() async throws {
+        let proxy = try await RecordingProxy.start()
+        defer { proxy.stop() }
+        // Its certificate would be checked against the proxy's address; refused before connecting.
+        let client = GoTrueClient(projectURL: URL(string: "https://192.0.2.1")!, anonKey: "k", timeout: 60,
+                                  environment: ["https_proxy": "http://127.0.0.1:\(proxy.port)"])
+        do throws(ServerFailure) {
+            _ = try await client.refresh(refreshToken: "whatever")
+            Issue.record("the refresh went through")
+        } catch {
+            guard case .notSent(_, let detail) = error else { Issue.record("wrong failure \(error)"); return }
+            #expect(detail.hasPrefix("an https server named by its IP address cannot be checked through a proxy"), "\(detail)")
+        }
+        #expect(proxy.log.isEmpty, "the proxy saw: \(proxy.log)")
+    }
+
+    @Test func aCancelledRequestEndsAtOnceInsteadOfAtItsDeadline() async throws {
+        // A server that takes connections (the kernel completes them) and never answers.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                try #require(bind(listener, raw, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, raw, &length) == 0)
+            }
+        }
+        let client = GoTrueClient(projectURL: URL(string: "http://127.0.0.1:\(Int(UInt16(bigEndian: address.sin_port)))")!, anonKey: "k", timeout: 60)
+        let request = Task { () async -> ServerFailure? in
+            do throws(ServerFailure) {
+                _ = try await client.refresh(refreshToken: "whatever")
+                return nil
+            } catch {
+                return error
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        request.cancel()
+        let failure = await request.value
+        // Sent ("unreachable": the server may have seen it) or, on a machine so busy that the
+        // connection was not made within the 300 ms, not sent; either way it ends, and says why.
+        switch failure {
+        case .unreachable(_, let detail), .notSent(_, let detail): #expect(detail == "cancelled")
+        default: Issue.record("wrong failure \(String(describing: failure))")
+        }
+    }
+
+    @Test func anAnswerLargerThanAMebibyteIsRefusedAfterSending() async throws {
+        // A server that answers every request with a 2 MiB body.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // shutdown wakes the server's accept should the request never come.
+        defer { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                try #require(bind(listener, raw, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, raw, &length) == 0)
+            }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let server = Thread {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            var request = [UInt8](repeating: 0, count: 65536)
+            _ = read(connection, &request, request.count)
+            let body = [UInt8](repeating: UInt8(ascii: "x"), count: 2 << 20)
+            let head = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
+            _ = (head + body).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            close(connection)
+        }
+        server.start()
+        // A generous timeout: the whole suite keeps this process's event loops busy.
+        let client = GoTrueClient(projectURL: URL(string: "http://127.0.0.1:\(port)")!, anonKey: "k", timeout: 60)
+        do throws(ServerFailure) {
+            _ = try await client.refresh(refreshToken: "whatever")
+            Issue.record("a 2 MiB answer was taken")
+        } catch {
+            guard case .unreachable(_, let detail) = error else { Issue.record("wrong failure \(error)"); return }
+            #expect(detail == "the answer was too large")
         }
     }
 
