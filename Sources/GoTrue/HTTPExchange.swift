@@ -272,70 +272,89 @@ private final class ExchangeProgress: Sendable {
     }
 }
 
-/// Waits for one user event (the TLS handshake's end, the SOCKS tunnel's), then leaves the
-/// pipeline; an error or the connection's end before it fails the stage.
-private final class StageWatcher: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
+/// A handler that settles one stage of the exchange: the first outcome wins. An error or the
+/// connection's end before an outcome fails the stage (an error also closes the connection), and
+/// so does the handler's removal, so that no promise is ever left unanswered.
+private protocol StageHandler: ChannelInboundHandler, RemovableChannelHandler {
+    associatedtype Outcome: Sendable
+    /// The stage's promise, answered once.
+    var outcome: EventLoopPromise<Outcome> { get }
+    /// Whether `outcome` was answered.
+    var isSettled: Bool { get set }
+}
 
-    private let done: EventLoopPromise<Void>
-    private let isTheEvent: (Any) -> Bool
-    private var finished = false
-
-    init(done: EventLoopPromise<Void>, isTheEvent: @escaping (Any) -> Bool) {
-        self.done = done
-        self.isTheEvent = isTheEvent
+extension StageHandler {
+    /// Answers the stage with `value`, unless it was answered before.
+    func settle(_ value: Outcome) {
+        guard !isSettled else { return }
+        isSettled = true
+        outcome.succeed(value)
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if !finished, isTheEvent(event) {
-            finished = true
-            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-            done.succeed()
-            return
-        }
-        context.fireUserInboundEventTriggered(event)
+    /// Fails the stage, unless it was answered before, and closes the connection with `context`.
+    func fail(_ error: any Error, closing context: ChannelHandlerContext?) {
+        guard !isSettled else { return }
+        isSettled = true
+        outcome.fail(error)
+        context?.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(error)
-        context.close(promise: nil)
+        fail(error, closing: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        fail(HTTPExchangeError.connectionClosed)
+        fail(HTTPExchangeError.connectionClosed, closing: nil)
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        fail(HTTPExchangeError.connectionClosed)
+        fail(HTTPExchangeError.connectionClosed, closing: nil)
+    }
+}
+
+/// Waits for one user event (the TLS handshake's end, the SOCKS tunnel's), then leaves the pipeline.
+private final class StageWatcher: StageHandler {
+    typealias InboundIn = NIOAny
+
+    let outcome: EventLoopPromise<Void>
+    var isSettled = false
+    private let isTheEvent: (Any) -> Bool
+
+    init(done: EventLoopPromise<Void>, isTheEvent: @escaping (Any) -> Bool) {
+        self.outcome = done
+        self.isTheEvent = isTheEvent
     }
 
-    private func fail(_ error: any Error) {
-        guard !finished else { return }
-        finished = true
-        done.fail(error)
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard !isSettled, isTheEvent(event) else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        settle(())
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 }
 
 /// Asks an HTTP proxy for a tunnel with CONNECT and reads its answer's head; on a 2xx it leaves
 /// the pipeline, and what follows is the server's.
-private final class ProxyTunnelHandler: ChannelInboundHandler, RemovableChannelHandler {
+private final class ProxyTunnelHandler: StageHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     /// The longest answer head read from a proxy.
     private static let headLimit = 16 * 1024
 
+    let outcome: EventLoopPromise<Void>
+    var isSettled = false
     private let authority: String
     private let authorization: String?
-    private let opened: EventLoopPromise<Void>
     private var received = ByteBuffer()
-    private var finished = false
 
     init(authority: String, authorization: String?, opened: EventLoopPromise<Void>) {
         self.authority = authority
         self.authorization = authorization
-        self.opened = opened
+        self.outcome = opened
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -346,11 +365,12 @@ private final class ProxyTunnelHandler: ChannelInboundHandler, RemovableChannelH
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !isSettled else { return }
         var bytes = unwrapInboundIn(data)
         received.writeBuffer(&bytes)
         let view = received.readableBytesView
         guard let end = view.firstRange(of: Array("\r\n\r\n".utf8)) else {
-            if received.readableBytes > Self.headLimit { fail(HTTPExchangeError.proxyRefused(status: 0), context: context) }
+            if received.readableBytes > Self.headLimit { fail(HTTPExchangeError.proxyRefused(status: 0), closing: context) }
             return
         }
         let statusLine = view[view.startIndex..<end.lowerBound].prefix { $0 != UInt8(ascii: "\r") }
@@ -358,34 +378,11 @@ private final class ProxyTunnelHandler: ChannelInboundHandler, RemovableChannelH
         // The server speaks only once the request or the TLS greeting has gone through the
         // tunnel, so bytes after the head mean the proxy did not open one.
         guard (200..<300).contains(status), end.upperBound == view.endIndex else {
-            fail(HTTPExchangeError.proxyRefused(status: status), context: context)
+            fail(HTTPExchangeError.proxyRefused(status: status), closing: context)
             return
         }
-        finished = true
+        settle(())
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-        opened.succeed()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(error, context: context)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        fail(HTTPExchangeError.connectionClosed, context: context)
-        context.fireChannelInactive()
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        guard !finished else { return }
-        finished = true
-        opened.fail(HTTPExchangeError.connectionClosed)
-    }
-
-    private func fail(_ error: any Error, context: ChannelHandlerContext) {
-        guard !finished else { return }
-        finished = true
-        opened.fail(error)
-        context.close(promise: nil)
     }
 
     /// The status code of `HTTP/1.x NNN reason`, or 0.
@@ -397,22 +394,22 @@ private final class ProxyTunnelHandler: ChannelInboundHandler, RemovableChannelH
 }
 
 /// Collects one answer: its head and a body of at most `limit` bytes.
-private final class ResponseCollector: ChannelInboundHandler {
+private final class ResponseCollector: StageHandler {
     typealias InboundIn = HTTPClientResponsePart
 
+    let outcome: EventLoopPromise<HTTPExchange.Response>
+    var isSettled = false
     private let limit: Int
-    private let answered: EventLoopPromise<HTTPExchange.Response>
     private var head: HTTPResponseHead?
     private var body = ByteBuffer()
-    private var finished = false
 
     init(limit: Int, answered: EventLoopPromise<HTTPExchange.Response>) {
         self.limit = limit
-        self.answered = answered
+        self.outcome = answered
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !finished else { return }
+        guard !isSettled else { return }
         switch unwrapInboundIn(data) {
         case .head(let received):
             // The decoder drops informational answers but 101, after which it reads no more:
@@ -420,37 +417,14 @@ private final class ResponseCollector: ChannelInboundHandler {
             head = received
         case .body(var chunk):
             guard body.readableBytes + chunk.readableBytes <= limit else {
-                fail(HTTPExchangeError.answerTooLarge, context: context)
+                fail(HTTPExchangeError.answerTooLarge, closing: context)
                 return
             }
             body.writeBuffer(&chunk)
         case .end:
             guard let head else { return }
-            finished = true
-            answered.succeed(HTTPExchange.Response(status: Int(head.status.code), headers: head.headers, body: Data(body.readableBytesView)))
+            settle(HTTPExchange.Response(status: Int(head.status.code), headers: head.headers, body: Data(body.readableBytesView)))
             context.close(promise: nil)
         }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(error, context: context)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        fail(HTTPExchangeError.connectionClosed, context: context)
-        context.fireChannelInactive()
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        guard !finished else { return }
-        finished = true
-        answered.fail(HTTPExchangeError.connectionClosed)
-    }
-
-    private func fail(_ error: any Error, context: ChannelHandlerContext) {
-        guard !finished else { return }
-        finished = true
-        answered.fail(error)
-        context.close(promise: nil)
     }
 }
