@@ -83,11 +83,12 @@ import Testing
     }
 
     @Test func theClientLibraryOpensAConnectionAgainAfterAnIdleClose() async throws {
-        // Long enough that a loaded machine does not close the connection between two calls.
-        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .seconds(1))) { daemon in
+        // Long enough that a loaded machine does not close the new connection between its greeting
+        // and the call (with 1 s, a CI run saw the retry's connection closed as idle too).
+        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .seconds(3))) { daemon in
             let client = try await AuthdClient.connect(socketPath: daemon.socketPath, onWarning: { _ in })
             #expect(try await client.status().state == "signed_out")
-            try await Task.sleep(for: .milliseconds(1_800))
+            try await Task.sleep(for: .milliseconds(4_500))
             // The daemon's idle notice is waiting on the old connection; the call goes out again on a new one.
             #expect(try await client.status().state == "signed_out")
             await client.close()
