@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// BoringSSL's handshake error only says that verification failed (`CERTIFICATE_VERIFY_FAILED`),
 /// not whether the certificate expired, is self-signed or comes from an unknown authority, and
-/// async-http-client gives no access to the chain. So after such a failure a second handshake
+/// the failed handshake's error carries no chain. So after such a failure a second handshake
 /// collects the chain in a verification callback and ends there, and `CertificateRefusal` checks
 /// it. A second handshake costs one round trip, only on a path that already failed.
 enum CertificateInspector {

@@ -62,8 +62,9 @@ def socks5(client):
     version, count = read_exactly(client, 2)
     methods = read_exactly(client, count)
     if version != 5 or 0 not in methods:
-        client.sendall(b"\x05\xff")
+        # Logged before answering, so that a test reading the log after its failure finds the line.
         record("socks refused: no acceptable method")
+        client.sendall(b"\x05\xff")
         return
     client.sendall(b"\x05\x00")
     _, command, _, kind = read_exactly(client, 4)
@@ -77,8 +78,8 @@ def socks5(client):
     port = int.from_bytes(read_exactly(client, 2), "big")
     target = "%s:%d" % (host, port)
     if command != 1 or host.startswith("refused."):
-        client.sendall(b"\x05\x02\x00\x01\x00\x00\x00\x00\x00\x00")
         record("socks refused CONNECT %s" % target)
+        client.sendall(b"\x05\x02\x00\x01\x00\x00\x00\x00\x00\x00")
         return
     upstream_host, upstream_port = (UPSTREAM or target).rsplit(":", 1)
     upstream = socket.create_connection((upstream_host, int(upstream_port)), timeout=10)
