@@ -21,7 +21,7 @@ enum CertificateInspector {
         guard let context = try? NIOSSLContext(configuration: configuration) else { return nil }
         // SNI carries names only; for an IP address the server picks its default certificate, as
         // it did for the refused connection.
-        let serverName = (try? SocketAddress(ipAddress: host, port: port)) == nil ? host : nil
+        let serverName = HTTPExchange.address(host, port: port) == nil ? host : nil
         let timeout = deadline - .now()
         guard timeout > .zero else { return nil }
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)

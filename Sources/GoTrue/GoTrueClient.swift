@@ -341,8 +341,7 @@ public struct GoTrueClient: GoTrueAPI {
         var headers = HTTPHeaders()
         // The port only when it is not the scheme's own, as browsers and curl write Host.
         let defaultPort = route.port == (isHTTPS ? 443 : 80)
-        headers.add(name: "Host", value: defaultPort ? (bareHost.contains(":") ? "[\(bareHost)]" : bareHost)
-                                                     : HTTPExchange.authority(host: bareHost, port: route.port))
+        headers.add(name: "Host", value: HTTPExchange.authority(host: bareHost, port: defaultPort ? nil : route.port))
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Accept", value: "application/json")
         headers.add(name: "apikey", value: anonKey)

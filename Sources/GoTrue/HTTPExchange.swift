@@ -64,7 +64,7 @@ enum HTTPExchange {
                             progress: ExchangeProgress) async throws -> Response {
         // An IP address is checked against the address connected to (NIOSSL does so without a
         // name), which through a proxy would be the proxy's: that combination is refused.
-        if route.tls != nil, route.proxy != .direct, (try? SocketAddress(ipAddress: route.host, port: 0)) != nil {
+        if route.tls != nil, route.proxy != .direct, address(route.host, port: route.port) != nil {
             throw HTTPExchangeError.addressThroughProxy
         }
         let channel = try await progress.connection(connect(route, deadline: deadline))
@@ -94,7 +94,7 @@ enum HTTPExchange {
         }
         // An address needs no resolving: connecting to it directly spares the resolver's thread
         // hop (getaddrinfo runs on a Dispatch queue), which a loopback server would wait on.
-        if let address = try? SocketAddress(ipAddress: host, port: port) { return bootstrap.connect(to: address) }
+        if let address = address(host, port: port) { return bootstrap.connect(to: address) }
         return bootstrap.connect(host: host, port: port)
     }
 
@@ -129,8 +129,7 @@ enum HTTPExchange {
         case .socks:
             opened = channel.eventLoop.makePromise()
             // A name goes to the proxy unresolved (as socks5h:// asks, and DNS stays with the proxy).
-            let target = (try? SocketAddress(ipAddress: route.host, port: route.port)).map(SOCKSAddress.address)
-                ?? .domain(route.host, port: route.port)
+            let target = address(route.host, port: route.port).map(SOCKSAddress.address) ?? .domain(route.host, port: route.port)
             try await run(stage: opened, on: channel) { pipeline in
                 try pipeline.addHandlers([
                     SOCKSClientHandler(targetAddress: target),
@@ -143,7 +142,7 @@ enum HTTPExchange {
     /// The TLS handshake, with the server's name for SNI and for the certificate check (an IP
     /// address, reached directly, is checked against the address connected to).
     private static func startTLS(on channel: any Channel, route: Route, context: NIOSSLContext) async throws {
-        let serverName = (try? SocketAddress(ipAddress: route.host, port: 0)) == nil ? route.host : nil
+        let serverName = address(route.host, port: route.port) == nil ? route.host : nil
         let handshake = channel.eventLoop.makePromise(of: Void.self)
         try await run(stage: handshake, on: channel) { pipeline in
             try pipeline.addHandlers([
@@ -181,9 +180,15 @@ enum HTTPExchange {
         return try await answered.futureResult.get()
     }
 
-    /// `host:port` as a request line or Host header writes it (IPv6 in brackets).
-    static func authority(host: String, port: Int) -> String {
-        (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    /// `host:port` as a request line or Host header writes it (IPv6 in brackets); the host alone
+    /// without a port.
+    static func authority(host: String, port: Int?) -> String {
+        (host.contains(":") ? "[\(host)]" : host) + (port.map { ":\($0)" } ?? "")
+    }
+
+    /// `host` as an IP address, or nil when it is a name.
+    static func address(_ host: String, port: Int) -> SocketAddress? {
+        try? SocketAddress(ipAddress: host, port: port)
     }
 }
 

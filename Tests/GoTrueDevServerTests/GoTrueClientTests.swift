@@ -123,10 +123,11 @@ import Testing
         #expect(proxy.log.isEmpty, "the proxy saw: \(proxy.log)")
     }
 
-    @Test func aCancelledRequestEndsAtOnceInsteadOfAtItsDeadline() async throws {
-        // A server that takes connections (the kernel completes them) and never answers.
+    /// A TCP socket listening on 127.0.0.1 at a free port, which the kernel completes connections
+    /// to (a backlog of 4) whether or not anything accepts them.
+    static func loopbackListener() throws -> (socket: Int32, port: Int) {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
+        try #require(listener >= 0)
         var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         try withUnsafeMutablePointer(to: &address) { pointer in
@@ -134,7 +135,14 @@ import Testing
                 try #require(bind(listener, raw, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, raw, &length) == 0)
             }
         }
-        let client = GoTrueClient(projectURL: URL(string: "http://127.0.0.1:\(Int(UInt16(bigEndian: address.sin_port)))")!, anonKey: "k", timeout: 60)
+        return (listener, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    @Test func aCancelledRequestEndsAtOnceInsteadOfAtItsDeadline() async throws {
+        // A server that takes connections (the kernel completes them) and never answers.
+        let (listener, port) = try Self.loopbackListener()
+        defer { close(listener) }
+        let client = GoTrueClient(projectURL: URL(string: "http://127.0.0.1:\(port)")!, anonKey: "k", timeout: 60)
         let request = Task { () async -> ServerFailure? in
             do throws(ServerFailure) {
                 _ = try await client.refresh(refreshToken: "whatever")
@@ -156,17 +164,9 @@ import Testing
 
     @Test func anAnswerLargerThanAMebibyteIsRefusedAfterSending() async throws {
         // A server that answers every request with a 2 MiB body.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listener, port) = try Self.loopbackListener()
         // shutdown wakes the server's accept should the request never come.
         defer { shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        try withUnsafeMutablePointer(to: &address) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                try #require(bind(listener, raw, length) == 0 && listen(listener, 4) == 0 && getsockname(listener, raw, &length) == 0)
-            }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
         let server = Thread {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
