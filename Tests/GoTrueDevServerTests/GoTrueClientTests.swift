@@ -162,6 +162,23 @@ import Testing
         }
     }
 
+    @Test func aHeaderValueWithAControlCharacterIsRefusedBeforeConnectingAndNotEchoed() async throws {
+        let (listener, port) = try Self.loopbackListener()
+        defer { close(listener) }
+        let client = GoTrueClient(projectURL: URL(string: "http://127.0.0.1:\(port)")!, anonKey: "anon-key\r\nX-Injected: 1", timeout: 60)
+        do throws(ServerFailure) {
+            _ = try await client.refresh(refreshToken: "refresh-token-that-must-not-leak")
+            Issue.record("the refresh went out")
+        } catch {
+            guard case .notSent(_, let detail) = error else { Issue.record("wrong failure \(error)"); return }
+            #expect(detail == "a header value (the anon key or the access token) holds a control character")
+            #expect(!"\(error)".contains("X-Injected") && !"\(error)".contains("refresh-token-that-must-not-leak"))
+        }
+        // Nothing connected: a non-blocking accept finds no connection waiting.
+        _ = fcntl(listener, F_SETFL, O_NONBLOCK)
+        #expect(accept(listener, nil, nil) == -1)
+    }
+
     @Test func anAnswerLargerThanAMebibyteIsRefusedAfterSending() async throws {
         // A server that answers every request with a 2 MiB body.
         let (listener, port) = try Self.loopbackListener()
