@@ -5,7 +5,7 @@ import Synchronization
 /// Everything the daemon runs for one profile: the session's life (`SessionDriver`), the calls
 /// to the server on the user's behalf (`AccountOperations`) and the browser sign-ins
 /// (`BrowserSignIns`). Run as one service.
-public struct ProfileServices: Service {
+public struct ProfileServices: Service, CustomStringConvertible {
     /// The session's life.
     public let session: SessionDriver
     /// Sign-ins, sign-ups, codes, the user's record, the server check.
@@ -17,6 +17,12 @@ public struct ProfileServices: Service {
 
     /// The profile's name.
     public var profile: String { session.profile }
+
+    /// The name ServiceLifecycle logs the service under. Without it, the group would print every
+    /// field (the server client with its anon key and proxy among them) through reflection, which
+    /// also costs a scan of every protocol conformance in the executable for each field's type at
+    /// start-up.
+    public var description: String { "ProfileServices(\(profile))" }
 
     /// Creates the services of `session`'s profile, with its server, clocks and logger.
     public init(session: SessionDriver) {

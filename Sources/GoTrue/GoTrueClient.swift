@@ -15,7 +15,7 @@ import NIOSSL
 /// except for loopback servers, which are always reached directly.
 /// Redirects are not followed: no GoTrue endpoint authd calls redirects, and a request that
 /// carries a password or a refresh token goes to the configured server or nowhere.
-public struct GoTrueClient: GoTrueAPI {
+public struct GoTrueClient: GoTrueAPI, CustomStringConvertible, CustomDebugStringConvertible {
     /// The auth base URL, e.g. `https://<ref>.supabase.co/auth/v1`.
     public let authURL: URL
     private let anonKey: String
@@ -27,6 +27,14 @@ public struct GoTrueClient: GoTrueAPI {
     private let trust: TLSTrust
     /// Why `trust` cannot be used, for https servers; checked once, when the client is made.
     private let trustProblem: String?
+
+    /// What logs show of the client: the server and the proxy, never the anon key or a proxy
+    /// password. ServiceLifecycle names each service by interpolating it, and a struct without a
+    /// description is printed field by field.
+    public var description: String { "GoTrueClient(\(authURL), \(proxy))" }
+
+    /// The same as `description`.
+    public var debugDescription: String { description }
 
     /// The largest answer read: GoTrue's are a few KiB; a server that sends more is misbehaving.
     static let maxAnswerBytes = 1 << 20

@@ -86,3 +86,21 @@ public enum ProxySettings: Sendable, Hashable {
         return parts[0] == "127"
     }
 }
+
+/// What logs and `String(describing:)` show of a proxy: its host and port, never its password,
+/// and only whether a user name is set.
+extension ProxySettings: CustomStringConvertible, CustomDebugStringConvertible {
+    /// The proxy without its credentials.
+    public var description: String {
+        switch self {
+        case .direct: "direct"
+        case .http(let host, let port, let username, _):
+            "http proxy \(host):\(port)\(username == nil ? "" : " with credentials")"
+        case .socks(let host, let port): "socks5 proxy \(host):\(port)"
+        case .unsupported(let variable, _): "unusable proxy in \(variable)"
+        }
+    }
+
+    /// The same as `description`: a debug print must not show the password either.
+    public var debugDescription: String { description }
+}

@@ -74,4 +74,16 @@ import Testing
             #expect(detail.contains("https_proxy"))
         }
     }
+
+    @Test func printingAProxyOrTheClientShowsNeitherThePasswordNorTheAnonKey() {
+        let environment = ["https_proxy": "http://me%40corp:s3cret-pass@proxy.corp:3128"]
+        let proxy = ProxySettings.forURL(https, environment: environment)
+        #expect(proxy == .http(host: "proxy.corp", port: 3128, username: "me@corp", password: "s3cret-pass"))
+        let client = GoTrueClient(projectURL: https, anonKey: "anon-key-not-for-logs", environment: environment)
+        for text in [String(describing: proxy), String(reflecting: proxy), "\(client)", String(reflecting: client)] {
+            #expect(!text.contains("s3cret-pass"), "\(text)")
+            #expect(!text.contains("anon-key-not-for-logs"), "\(text)")
+        }
+        #expect("\(client)" == "GoTrueClient(https://abcd.supabase.co/auth/v1, http proxy proxy.corp:3128 with credentials)")
+    }
 }
