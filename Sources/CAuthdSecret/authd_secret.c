@@ -1,3 +1,5 @@
+/* secret_service_encode_dbus_secret is in libsecret's "unstable" part, unchanged since 0.7. */
+#define SECRET_API_SUBJECT_TO_CHANGE 1
 #include "authd_secret.h"
 #include <libsecret/secret.h>
 #include <string.h>
@@ -67,72 +69,81 @@ authd_secret_status authd_secret_connect(char **error_message) {
     return AUTHD_SECRET_OK;
 }
 
-/* The D-Bus path of the default collection and whether it is locked, in two calls on the
- * service's own connection (ReadAlias, then the collection's Locked property), per the Secret
- * Service API. libsecret's SecretCollection would do the same with seven: a proxy for the
- * collection costs a name-owner lookup, all of its properties and two signal matches added and
- * removed again, on every store. */
-static authd_secret_status authd_default_collection(SecretService *service, gchar **path_out, gboolean *locked_out,
-                                                    char **error_message) {
-    GDBusProxy *proxy = G_DBUS_PROXY(service);
-    GDBusConnection *bus = g_dbus_proxy_get_connection(proxy);
-    const gchar *name = g_dbus_proxy_get_name(proxy);
-    GError *error = NULL;
-    GVariant *alias = g_dbus_connection_call_sync(bus, name, g_dbus_proxy_get_object_path(proxy),
-                                                  "org.freedesktop.Secret.Service", "ReadAlias",
-                                                  g_variant_new("(s)", SECRET_COLLECTION_DEFAULT), G_VARIANT_TYPE("(o)"),
-                                                  G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-    if (alias == NULL) return fail(error, NULL, error_message);
-    gchar *path = NULL;
-    g_variant_get(alias, "(o)", &path);
-    g_variant_unref(alias);
-    /* "/" is the API's way of saying that no collection has the alias. */
-    if (g_strcmp0(path, "/") == 0) {
-        g_free(path);
-        return fail(NULL, "the Secret Service has no default collection (keyring)", error_message);
-    }
-    GVariant *property = g_dbus_connection_call_sync(bus, name, path, "org.freedesktop.DBus.Properties", "Get",
-                                                     g_variant_new("(ss)", "org.freedesktop.Secret.Collection", "Locked"),
-                                                     G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
-    if (property == NULL) {
-        g_free(path);
-        return fail(error, NULL, error_message);
-    }
-    GVariant *value = NULL;
-    g_variant_get(property, "(v)", &value);
-    g_variant_unref(property);
-    if (!g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN)) {
-        g_variant_unref(value);
-        g_free(path);
-        return fail(NULL, "the keyring's default collection did not say whether it is locked", error_message);
-    }
-    *locked_out = g_variant_get_boolean(value);
-    g_variant_unref(value);
-    *path_out = path;
-    return AUTHD_SECRET_OK;
+/* The default collection, by the alias path libsecret itself uses for SECRET_COLLECTION_DEFAULT. */
+#define AUTHD_DEFAULT_COLLECTION "/org/freedesktop/secrets/aliases/default"
+
+/* The attributes an item gets from secret_password_store with authd's schema: the profile and
+ * the schema's name, which lookups through the schema match on. */
+static GVariant *authd_item_properties(const char *profile, const char *label) {
+    GVariantBuilder attributes;
+    g_variant_builder_init(&attributes, G_VARIANT_TYPE("a{ss}"));
+    g_variant_builder_add(&attributes, "{ss}", "profile", profile);
+    g_variant_builder_add(&attributes, "{ss}", "xdg:schema", authd_schema()->name);
+    GVariantBuilder properties;
+    g_variant_builder_init(&properties, G_VARIANT_TYPE("a{sv}"));
+    g_variant_builder_add(&properties, "{sv}", "org.freedesktop.Secret.Item.Label", g_variant_new_string(label));
+    g_variant_builder_add(&properties, "{sv}", "org.freedesktop.Secret.Item.Attributes", g_variant_builder_end(&attributes));
+    return g_variant_builder_end(&properties);
 }
 
+/* Withdraws a prompt the service handed back instead of storing: nothing is shown until a client
+ * calls Prompt, and authd never does. */
+static void authd_dismiss_prompt(GDBusConnection *bus, const gchar *service_name, const gchar *prompt) {
+    GVariant *reply = g_dbus_connection_call_sync(bus, service_name, prompt, "org.freedesktop.Secret.Prompt", "Dismiss",
+                                                  NULL, NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, NULL);
+    if (reply != NULL) g_variant_unref(reply);
+}
+
+/* One CreateItem call on the default collection's alias path, replacing the profile's item: a
+ * refresh owes this write before its token is used (benchmark P7), so it makes one D-Bus round
+ * trip where libsecret's store after a lock check made three. The call never prompts: a locked
+ * collection answers with an IsLocked error (gnome-keyring) or with a prompt to unlock it (the
+ * Secret Service API allows either), and both are reported as locked, the prompt dismissed
+ * unseen, rather than popping an unlock dialog from a background daemon. */
 static authd_secret_status authd_secret_store_once(const char *profile, const char *label, const char *secret, char **error_message) {
     SecretService *service = authd_service(error_message);
     if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;
-    gchar *collection = NULL;
-    gboolean locked = FALSE;
-    authd_secret_status status = authd_default_collection(service, &collection, &locked, error_message);
-    if (status != AUTHD_SECRET_OK || locked) {
-        g_free(collection);
+    GDBusProxy *proxy = G_DBUS_PROXY(service);
+    GDBusConnection *bus = g_dbus_proxy_get_connection(proxy);
+    const gchar *name = g_dbus_proxy_get_name(proxy);
+    SecretValue *value = secret_value_new(secret, -1, "text/plain");
+    /* Encrypted with the transfer session libsecret opened for this service. */
+    GVariant *encoded = secret_service_encode_dbus_secret(service, value);
+    secret_value_unref(value);
+    if (encoded == NULL) {
         g_object_unref(service);
-        return status != AUTHD_SECRET_OK ? status : AUTHD_SECRET_LOCKED;
+        return fail(NULL, "the keyring's transfer session could not encode the session", error_message);
     }
-    /* Stored into the collection just checked, by its path, rather than whatever the alias names
-     * by now. */
     GError *error = NULL;
-    GHashTable *attributes = authd_attributes(profile);
-    gboolean stored = secret_password_storev_sync(authd_schema(), attributes, collection, label, secret, NULL, &error);
-    g_hash_table_unref(attributes);
-    g_free(collection);
+    GVariant *reply = g_dbus_connection_call_sync(bus, name, AUTHD_DEFAULT_COLLECTION, "org.freedesktop.Secret.Collection", "CreateItem",
+                                                  g_variant_new("(@a{sv}@(oayays)b)", authd_item_properties(profile, label), encoded, TRUE),
+                                                  G_VARIANT_TYPE("(oo)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL, &error);
+    authd_secret_status status = AUTHD_SECRET_OK;
+    if (reply == NULL) {
+        if (g_error_matches(error, SECRET_ERROR, SECRET_ERROR_IS_LOCKED)) {
+            g_error_free(error);
+            status = AUTHD_SECRET_LOCKED;
+        } else if (g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_METHOD) ||
+                   g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT) ||
+                   g_error_matches(error, SECRET_ERROR, SECRET_ERROR_NO_SUCH_OBJECT)) {
+            /* Nothing answers at the alias path: no collection is the default. */
+            g_error_free(error);
+            status = fail(NULL, "the Secret Service has no default collection (keyring)", error_message);
+        } else {
+            status = fail(error, "the keyring refused to store the session", error_message);
+        }
+    } else {
+        const gchar *prompt = NULL;
+        g_variant_get(reply, "(&o&o)", NULL, &prompt);
+        /* "/" is the API's way of saying that no prompt was needed: the item is stored. */
+        if (g_strcmp0(prompt, "/") != 0) {
+            authd_dismiss_prompt(bus, name, prompt);
+            status = AUTHD_SECRET_LOCKED;
+        }
+        g_variant_unref(reply);
+    }
     g_object_unref(service);
-    if (!stored) return fail(error, "the keyring refused to store the session", error_message);
-    return AUTHD_SECRET_OK;
+    return status;
 }
 
 static authd_secret_status authd_secret_lookup_once(const char *profile, char **secret_out, char **error_message) {

@@ -243,6 +243,36 @@ struct EndToEndTests {
         }
     }
 
+    @Test func aKeyringWithoutADefaultCollectionIsReportedAndTheSignInStillCounts() async throws {
+        try await offPool {
+            // Deleting the only collection is one-way too, so this runs on a private bus of its own.
+            let stack = try Stack(name: "nodefault")
+            defer { stack.tearDown() }
+            try stack.startDevServer(lifetime: 3600)
+            try stack.signUp(email: "nodefault@example.com", password: "nodefault-password")
+            let script = """
+                set -e
+                dbus-send --session --print-reply --dest=org.freedesktop.secrets /org/freedesktop/secrets/collection/login \
+                  org.freedesktop.Secret.Collection.Delete >/dev/null
+                "$1" --profile nodefault --url "$2" --anon-key e2e-anon-key --log-level trace 2>"$3/nodefault-authd.err" &
+                daemon=$!
+                for _ in $(seq 1 100); do [ -S "$AUTHD_SOCKET" ] && break; sleep 0.1; done
+                printf 'nodefault-password\\n' | "$4" login --email nodefault@example.com --password-stdin \
+                  && echo "login-exit=0" || echo "login-exit=$?"
+                "$4" token >/dev/null && echo "token-exit=0" || echo "token-exit=$?"
+                kill $daemon
+                for _ in $(seq 1 50); do kill -0 $daemon 2>/dev/null || break; sleep 0.1; done
+                cat "$3/nodefault-authd.err" >&2
+                """
+            let result = try stack.runOnOwnKeyring(script, arguments: [Binaries.path("authd"), stack.serverURL, stack.directory.path, Binaries.path("authctl")])
+            // The session is served from memory, and the write's failure names the missing collection.
+            #expect(result.stdout.contains("login-exit=0"), "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("token-exit=0"), "\(result.stdout) \(result.stderr)")
+            let writeFailures = result.stderr.split(separator: "\n").filter { $0.contains("keyring write failed") }
+            #expect(!writeFailures.isEmpty && writeFailures.allSatisfy { $0.contains("has no default collection") }, "\(result.stderr)")
+        }
+    }
+
     @Test func authctlSaysTheDaemonIsNotRunningAndHowToStartIt() async throws {
         try await offPool {
             var environment = ProcessInfo.processInfo.environment
