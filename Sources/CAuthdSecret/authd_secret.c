@@ -50,12 +50,13 @@ static SecretService *authd_service(char **error_message) {
     return service;
 }
 
-/* Searches without unlocking; reports whether matching items exist and whether all are locked. */
+/* The items of `profile`, as proxies, without unlocking or loading their secrets (a sign-out
+ * deletes them). */
 static authd_secret_status authd_find(SecretService *service, const char *profile, GList **items_out, char **error_message) {
     GError *error = NULL;
     GHashTable *attributes = authd_attributes(profile);
     GList *items = secret_service_search_sync(service, authd_schema(), attributes,
-                                              SECRET_SEARCH_ALL | SECRET_SEARCH_LOAD_SECRETS, NULL, &error);
+                                              SECRET_SEARCH_ALL, NULL, &error);
     g_hash_table_unref(attributes);
     if (error != NULL) return fail(error, NULL, error_message);
     *items_out = items;
@@ -146,29 +147,44 @@ static authd_secret_status authd_secret_store_once(const char *profile, const ch
     return status;
 }
 
+/* Two D-Bus calls on the service itself, SearchItems and GetSecrets, by the items' paths: a
+ * lookup is most of a cold start's wait (benchmark P6), and libsecret's search that loads the
+ * secrets first makes a proxy for each item found, with its own round trips. */
 static authd_secret_status authd_secret_lookup_once(const char *profile, char **secret_out, char **error_message) {
     *secret_out = NULL;
     SecretService *service = authd_service(error_message);
     if (service == NULL) return AUTHD_SECRET_UNAVAILABLE;
-    GList *items = NULL;
-    authd_secret_status status = authd_find(service, profile, &items, error_message);
-    if (status == AUTHD_SECRET_OK) {
-        status = AUTHD_SECRET_LOCKED;
-        for (GList *node = items; node != NULL; node = node->next) {
-            SecretItem *item = node->data;
-            if (secret_item_get_locked(item)) continue;
-            SecretValue *value = secret_item_get_secret(item);
-            if (value == NULL) continue;
-            const gchar *text = secret_value_get_text(value);
-            if (text != NULL) {
-                *secret_out = g_strdup(text);
-                status = AUTHD_SECRET_OK;
+    GError *error = NULL;
+    gchar **unlocked = NULL, **locked = NULL;
+    GHashTable *attributes = authd_attributes(profile);
+    gboolean searched = secret_service_search_for_dbus_paths_sync(service, authd_schema(), attributes, NULL, &unlocked, &locked, &error);
+    g_hash_table_unref(attributes);
+    authd_secret_status status;
+    if (!searched) {
+        status = fail(error, NULL, error_message);
+    } else if (unlocked == NULL || unlocked[0] == NULL) {
+        /* Searching unlocks nothing: a locked entry is reported, not prompted for. */
+        status = locked != NULL && locked[0] != NULL ? AUTHD_SECRET_LOCKED : AUTHD_SECRET_NOT_FOUND;
+    } else {
+        GHashTable *values = secret_service_get_secrets_for_dbus_paths_sync(service, (const gchar **)unlocked, NULL, &error);
+        if (values == NULL) {
+            status = fail(error, NULL, error_message);
+        } else {
+            /* The first entry, in the service's order, that holds text. */
+            status = AUTHD_SECRET_LOCKED;
+            for (gchar **path = unlocked; *path != NULL && status != AUTHD_SECRET_OK; path++) {
+                SecretValue *value = g_hash_table_lookup(values, *path);
+                const gchar *text = value != NULL ? secret_value_get_text(value) : NULL;
+                if (text != NULL) {
+                    *secret_out = g_strdup(text);
+                    status = AUTHD_SECRET_OK;
+                }
             }
-            secret_value_unref(value);
-            if (status == AUTHD_SECRET_OK) break;
+            g_hash_table_unref(values);
         }
     }
-    g_list_free_full(items, g_object_unref);
+    g_strfreev(unlocked);
+    g_strfreev(locked);
     g_object_unref(service);
     return status;
 }
