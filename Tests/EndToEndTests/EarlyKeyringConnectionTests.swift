@@ -1,0 +1,52 @@
+import AuthTestSupport
+import Foundation
+import Testing
+
+/// authd connects to the keyring before it parses its command line (benchmark P6), except when
+/// the command line only asks for help or the version: on a desktop, that connection would have
+/// D-Bus start a keyring daemon for nothing.
+struct EarlyKeyringConnectionTests {
+    @Test func helpAndVersionNeverConnectToTheSessionBusButTheDaemonDoes() async throws {
+        try await offPool {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-early-\(UUID().uuidString.prefix(6))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            // A stand-in session bus that counts the connections it accepts.
+            let listener = """
+                import socket, sys, time
+                server = socket.socket(socket.AF_UNIX); server.bind(sys.argv[1]); server.listen(16); server.settimeout(0.1)
+                count, end = 0, time.time() + 30
+                open(sys.argv[2], "w").write("0")
+                while time.time() < end:
+                    try:
+                        client, _ = server.accept(); client.close(); count += 1
+                        open(sys.argv[2], "w").write(str(count))
+                    except socket.timeout:
+                        pass
+                """
+            let script = """
+                set -u
+                python3 -c "$LISTENER" "$1/bus" "$1/count" & listener=$!
+                for _ in $(seq 1 100); do [ -S "$1/bus" ] && break; sleep 0.05; done
+                export DBUS_SESSION_BUS_ADDRESS="unix:path=$1/bus" XDG_RUNTIME_DIR="$1" AUTHD_SOCKET="$1/authd.sock"
+                "$2" --version >/dev/null; "$2" --help >/dev/null; "$2" help >/dev/null
+                sleep 1
+                echo "after-help=$(cat "$1/count")"
+                "$2" --url http://127.0.0.1:9 --anon-key k --log-level critical 2>/dev/null & daemon=$!
+                for _ in $(seq 1 50); do [ "$(cat "$1/count")" != 0 ] && break; sleep 0.1; done
+                kill $daemon; wait $daemon 2>/dev/null
+                echo "after-daemon=$(cat "$1/count")"
+                # SIGKILL: the test runner's children may inherit an ignored SIGTERM.
+                kill -KILL $listener
+                """
+            var environment = ProcessInfo.processInfo.environment
+            environment["LISTENER"] = listener
+            environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
+            let result = try runCommand("/bin/bash", ["-c", script, "early", directory.path, Binaries.path("authd")],
+                                        environment: environment, timeout: 60)
+            #expect(result.stdout.contains("after-help=0"), "\(result.stdout) \(result.stderr)")
+            // The listener does count: the daemon itself connects.
+            #expect(result.stdout.contains("after-daemon=") && !result.stdout.contains("after-daemon=0"), "\(result.stdout) \(result.stderr)")
+        }
+    }
+}
