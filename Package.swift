@@ -73,7 +73,9 @@ let package = Package(
         .target(name: "AuthSocket"),
         // BlockingLane: a thread of its own for blocking calls (libsecret in the daemon, socket reads
         // in the client library), and Wakeup, a wait another thread can end. POSIX, no Foundation.
-        .target(name: "BlockingCalls"),
+        .target(name: "BlockingCalls", dependencies: ["CMonotonicWait"]),
+        // sem_clockwait on the monotonic clock (glibc declares it only for _GNU_SOURCE).
+        .target(name: "CMonotonicWait"),
         // Whether a pidfd's process still runs (glibc's pidfd_send_signal, which Swift cannot see).
         .target(name: "CAuthdPeer"),
         // Server side of the transport on SwiftNIO: listener, line framing, peer credentials.

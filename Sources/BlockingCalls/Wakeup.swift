@@ -1,3 +1,4 @@
+import CMonotonicWait
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,16 +32,18 @@ public final class Wakeup: @unchecked Sendable {
         }
     }
 
-    /// Waits until posted or until `seconds` have passed; true when posted.
+    /// Waits until posted or until `seconds` have passed; true when posted. The seconds are
+    /// counted on the monotonic clock: a wall clock set back an hour must not make a two-second
+    /// wait (a client's reconnect, a keyring call's time limit) last an hour.
     @discardableResult
     public func wait(seconds: Double) -> Bool {
         var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
         let whole = Int(max(0, min(seconds, 86_400)))
         let nanoseconds = deadline.tv_nsec + Int((max(0, min(seconds, 86_400)) - Double(whole)) * 1_000_000_000)
         deadline.tv_sec += whole + nanoseconds / 1_000_000_000
         deadline.tv_nsec = nanoseconds % 1_000_000_000
-        while sem_timedwait(semaphore, &deadline) != 0 {
+        while authd_sem_wait_monotonic(semaphore, &deadline) != 0 {
             if errno != EINTR { return false }
         }
         return true
