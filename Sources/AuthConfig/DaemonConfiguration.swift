@@ -179,6 +179,11 @@ public enum ConfigurationValidator {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
             throw ConfigurationError("\(source): '\(text)' is not a URL like https://<ref>.supabase.co")
         }
+        // Not echoed: the text holds a password. A project URL has no use for either part, and
+        // every log line that names the server would carry them.
+        if url.user != nil || url.password != nil {
+            throw ConfigurationError("\(source): the URL carries a user name or password; give the project URL alone, like https://<ref>.supabase.co")
+        }
         switch scheme {
         case "https": return url
         case "http" where LoopbackHost.contains(host): return url

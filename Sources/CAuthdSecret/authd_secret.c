@@ -31,6 +31,9 @@ static authd_secret_status fail(GError *error, const char *fallback, char **erro
         g_error_free(error);
         return AUTHD_SECRET_RETRY;
     }
+    /* A raw D-Bus call's error carries the remote error's name ("GDBus.Error:org.freedesktop…:")
+     * before its message; libsecret's own calls strip it. */
+    if (error != NULL) g_dbus_error_strip_remote_error(error);
     if (error_message != NULL) {
         *error_message = g_strdup(error != NULL ? error->message : fallback);
     }
@@ -170,9 +173,15 @@ static authd_secret_status authd_secret_lookup_once(const char *profile, char **
         if (values == NULL) {
             status = fail(error, NULL, error_message);
         } else {
-            /* The first entry, in the service's order, that holds text. */
+            /* The first entry, in the service's order, that holds text. An entry missing from the
+             * answer was deleted between the two calls (gnome-keyring skips such paths): search
+             * again rather than call the keyring locked. */
             status = AUTHD_SECRET_LOCKED;
-            for (gchar **path = unlocked; *path != NULL && status != AUTHD_SECRET_OK; path++) {
+            for (gchar **path = unlocked; *path != NULL && status == AUTHD_SECRET_LOCKED; path++) {
+                if (!g_hash_table_contains(values, *path)) {
+                    status = AUTHD_SECRET_RETRY;
+                    break;
+                }
                 SecretValue *value = g_hash_table_lookup(values, *path);
                 const gchar *text = value != NULL ? secret_value_get_text(value) : NULL;
                 if (text != NULL) {

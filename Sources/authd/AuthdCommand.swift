@@ -63,19 +63,6 @@ struct AuthdCommand: AsyncParsableCommand {
     @Option(name: .customLong("approval-timeout"), help: "Seconds a token request of an app not yet allowed waits for a decision under access = ask (default: 120).")
     var approvalTimeout: Int = 120
 
-    /// The daemon's keyring, one for the process: `DaemonProgram` starts its connection before
-    /// the command line is parsed.
-    static let keyring = LibsecretStore()
-
-    /// Whether `arguments` may start the daemon, rather than only ask for help, the version or a
-    /// completion script: those must not connect to the keyring, which D-Bus would start for them.
-    static func startsTheDaemon(arguments: some Sequence<String>) -> Bool {
-        !arguments.contains { argument in
-            ["-h", "--help", "help", "--version"].contains(argument)
-                || argument.hasPrefix("--generate-completion-script") || argument.hasPrefix("--experimental-")
-        }
-    }
-
     func run() async throws {
         // One event loop for the socket, before anything uses NIO's shared group: one user's
         // clients are served by short answers on the loop, and a second loop would only make the
@@ -104,7 +91,6 @@ struct AuthdCommand: AsyncParsableCommand {
         let logger = Logger(label: "authd")
         ProcessHardening.protectMemory(logger: logger)
         raiseDescriptorLimit()
-        let store = Self.keyring
 
         let environment = ProcessInfo.processInfo.environment
         let configuration: DaemonConfiguration
@@ -119,6 +105,12 @@ struct AuthdCommand: AsyncParsableCommand {
             StandardStreams.writeError("authd: \(error.readableDescription)\n")
             throw ExitCode(78)
         }
+        // The keyring's D-Bus handshake and key exchange are most of a cold start's wait (benchmark
+        // P6): they start now, on the keyring's thread, and overlap the rest of start-up. Not
+        // earlier: taking the inherited socket unsets systemd's variables, and GLib reads the
+        // environment on that thread.
+        let store = LibsecretStore()
+        store.connectAhead()
 
         var policy = RefreshPolicy()
         policy.fixedLead = refreshLead ?? configuration.refreshLead

@@ -16,13 +16,6 @@ enum DaemonProgram {
     /// AsyncParsableCommand's: top-level code picks ParsableCommand's synchronous one, which
     /// refuses an asynchronous command.
     static func run() async {
-        // The keyring's D-Bus handshake and key exchange are most of a cold start's wait
-        // (benchmark P6), so they begin before the command line is parsed, on the keyring's own
-        // thread. No session is read here: the first lookup comes from the session driver, after
-        // the process is hardened.
-        if AuthdCommand.startsTheDaemon(arguments: CommandLine.arguments.dropFirst()) {
-            AuthdCommand.keyring.connectAhead()
-        }
         await AuthdCommand.main()
     }
 }

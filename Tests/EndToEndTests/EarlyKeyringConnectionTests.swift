@@ -2,11 +2,11 @@ import AuthTestSupport
 import Foundation
 import Testing
 
-/// authd connects to the keyring before it parses its command line (benchmark P6), except when
-/// the command line only asks for help or the version: on a desktop, that connection would have
-/// D-Bus start a keyring daemon for nothing.
+/// authd connects to the keyring early in its start (benchmark P6), but only once it is really
+/// starting: a command line that asks for help or the version, or that ArgumentParser refuses,
+/// must not connect, since on a desktop D-Bus would start a keyring daemon for it.
 struct EarlyKeyringConnectionTests {
-    @Test func helpAndVersionNeverConnectToTheSessionBusButTheDaemonDoes() async throws {
+    @Test func helpVersionAndUsageErrorsNeverConnectToTheSessionBusButTheDaemonDoes() async throws {
         try await offPool {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-early-\(UUID().uuidString.prefix(6))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -29,7 +29,9 @@ struct EarlyKeyringConnectionTests {
                 python3 -c "$LISTENER" "$1/bus" "$1/count" & listener=$!
                 for _ in $(seq 1 100); do [ -S "$1/bus" ] && break; sleep 0.05; done
                 export DBUS_SESSION_BUS_ADDRESS="unix:path=$1/bus" XDG_RUNTIME_DIR="$1" AUTHD_SOCKET="$1/authd.sock"
-                "$2" --version >/dev/null; "$2" --help >/dev/null; "$2" help >/dev/null
+                for arguments in --version --help -h -help --help-hidden --version=1 --bogus "--approval-timeout 0"; do
+                    "$2" $arguments >/dev/null 2>&1
+                done
                 sleep 1
                 echo "after-help=$(cat "$1/count")"
                 "$2" --url http://127.0.0.1:9 --anon-key k --log-level critical 2>/dev/null & daemon=$!
