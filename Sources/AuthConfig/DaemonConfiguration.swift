@@ -177,11 +177,14 @@ public enum ConfigurationValidator {
     /// Accepts `https://…`, and `http://` only on a loopback host.
     public static func projectURL(_ text: String, source: String) throws(ConfigurationError) -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
-            throw ConfigurationError("\(source): '\(text)' is not a URL like https://<ref>.supabase.co")
+            // A text with an "@" may hold a password (https://me:pw@, a missing colon): not echoed.
+            let shown = text.contains("@") ? "the URL given" : "'\(text)'"
+            throw ConfigurationError("\(source): \(shown) is not a URL like https://<ref>.supabase.co")
         }
         // Not echoed: the text holds a password. A project URL has no use for either part, and
-        // every log line that names the server would carry them.
-        if url.user != nil || url.password != nil {
+        // every log line that names the server would carry them. As written, not decoded: a user
+        // part that does not decode to UTF-8 reads as no user at all.
+        if url.user(percentEncoded: true) != nil || url.password(percentEncoded: true) != nil {
             throw ConfigurationError("\(source): the URL carries a user name or password; give the project URL alone, like https://<ref>.supabase.co")
         }
         switch scheme {

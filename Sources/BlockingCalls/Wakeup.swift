@@ -34,7 +34,7 @@ public final class Wakeup: @unchecked Sendable {
 
     /// Waits until posted or until `seconds` have passed; true when posted. The seconds are
     /// counted on the monotonic clock: a wall clock set back an hour must not make a two-second
-    /// wait (a client's reconnect, a keyring call's time limit) last an hour.
+    /// wait (the client library's reconnect) last an hour.
     @discardableResult
     public func wait(seconds: Double) -> Bool {
         var deadline = timespec()

@@ -1,4 +1,6 @@
-/* secret_service_encode_dbus_secret is in libsecret's "unstable" part, unchanged since 0.7. */
+/* The by-path calls (secret_service_encode_dbus_secret, _search_for_dbus_paths_sync,
+ * _get_secrets_for_dbus_paths_sync) are in libsecret's "unstable" secret-paths.h, unchanged
+ * since 0.7. */
 #define SECRET_API_SUBJECT_TO_CHANGE 1
 #include "authd_secret.h"
 #include <libsecret/secret.h>
@@ -49,7 +51,12 @@ static authd_secret_status fail(GError *error, const char *fallback, char **erro
 static SecretService *authd_service(char **error_message) {
     GError *error = NULL;
     SecretService *service = secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, NULL, &error);
-    if (service == NULL) fail(error, "no Secret Service on the session bus", error_message);
+    if (service == NULL && fail(error, "no Secret Service on the session bus", error_message) == AUTHD_SECRET_RETRY) {
+        /* fail() leaves a vanished object to be retried, with no message; a service that cannot
+         * be reached is unavailable, and says so. */
+        secret_service_disconnect();
+        if (error_message != NULL) *error_message = g_strdup("no Secret Service on the session bus");
+    }
     return service;
 }
 

@@ -22,7 +22,7 @@ public struct LibsecretStore: SessionStore {
     }
 
     /// Starts connecting to the Secret Service on the store's thread, where the calls that follow
-    /// queue behind it and find the connection made: the daemon calls it first thing, so that the
+    /// queue behind it and find the connection made: the daemon calls it early in its start, so that the
     /// D-Bus handshake and the session's key exchange (most of a cold read) overlap the rest of
     /// start-up instead of following it (benchmark P6). Returns at once. A failure is not
     /// reported here: the first real call meets it again and reports it.

@@ -41,6 +41,8 @@ import Testing
         ("[profiles.a]\nurl = \"http://x.supabase.co\"\nanon_key = \"k\"", "plain http:// is only allowed for a loopback server"),
         ("[profiles.a]\nurl = \"not a url\"\nanon_key = \"k\"", "is not a URL"),
         ("[profiles.a]\nurl = \"https://me:pa55word@x.supabase.co\"\nanon_key = \"k\"", "the URL carries a user name or password"),
+        ("[profiles.a]\nurl = \"https://tok%FFpa55word@x.supabase.co\"\nanon_key = \"k\"", "the URL carries a user name or password"),
+        ("[profiles.a]\nurl = \"https://me:pa55word@\"\nanon_key = \"k\"", "the URL given is not a URL"),
         ("[profiles.a]\nurl = \"https://x.supabase.co\"\nanon_key = \"sb_secret_abc\"", "service-role/secret key"),
         // {"role":"service_role"} as a JWT payload.
         ("[profiles.a]\nurl = \"https://x.supabase.co\"\nanon_key = \"eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.sig\"", "service-role/secret key"),

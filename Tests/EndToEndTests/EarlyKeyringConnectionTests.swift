@@ -15,9 +15,9 @@ struct EarlyKeyringConnectionTests {
             let listener = """
                 import socket, sys, time
                 server = socket.socket(socket.AF_UNIX); server.bind(sys.argv[1]); server.listen(16); server.settimeout(0.1)
-                count, end = 0, time.time() + 30
+                count = 0
                 open(sys.argv[2], "w").write("0")
-                while time.time() < end:
+                while True:
                     try:
                         client, _ = server.accept(); client.close(); count += 1
                         open(sys.argv[2], "w").write(str(count))
@@ -27,25 +27,28 @@ struct EarlyKeyringConnectionTests {
             let script = """
                 set -u
                 python3 -c "$LISTENER" "$1/bus" "$1/count" & listener=$!
-                for _ in $(seq 1 100); do [ -S "$1/bus" ] && break; sleep 0.05; done
+                # SIGKILL: the test runner's children may inherit an ignored SIGTERM.
+                trap 'kill -KILL $listener' EXIT
+                for _ in $(seq 1 1200); do [ -S "$1/bus" ] && break; sleep 0.05; done
                 export DBUS_SESSION_BUS_ADDRESS="unix:path=$1/bus" XDG_RUNTIME_DIR="$1" AUTHD_SOCKET="$1/authd.sock"
-                for arguments in --version --help -h -help --help-hidden --version=1 --bogus "--approval-timeout 0"; do
+                # Help, the version, usage errors, and a configuration refused (none at all; a
+                # URL with a password) after the command line's checks.
+                for arguments in --version --help -h -help --help-hidden --version=1 --bogus "--approval-timeout 0" "" \
+                                 "--url https://u:p@x.supabase.co --anon-key k"; do
                     "$2" $arguments >/dev/null 2>&1
                 done
                 sleep 1
                 echo "after-help=$(cat "$1/count")"
                 "$2" --url http://127.0.0.1:9 --anon-key k --log-level critical 2>/dev/null & daemon=$!
-                for _ in $(seq 1 50); do [ "$(cat "$1/count")" != 0 ] && break; sleep 0.1; done
+                for _ in $(seq 1 900); do [ "$(cat "$1/count")" != 0 ] && break; sleep 0.1; done
                 kill $daemon; wait $daemon 2>/dev/null
                 echo "after-daemon=$(cat "$1/count")"
-                # SIGKILL: the test runner's children may inherit an ignored SIGTERM.
-                kill -KILL $listener
                 """
             var environment = ProcessInfo.processInfo.environment
             environment["LISTENER"] = listener
             environment["XDG_CONFIG_HOME"] = directory.appendingPathComponent("config").path
             let result = try runCommand("/bin/bash", ["-c", script, "early", directory.path, Binaries.path("authd")],
-                                        environment: environment, timeout: 60)
+                                        environment: environment, timeout: 180)
             #expect(result.stdout.contains("after-help=0"), "\(result.stdout) \(result.stderr)")
             // The listener does count: the daemon itself connects.
             #expect(result.stdout.contains("after-daemon=") && !result.stdout.contains("after-daemon=0"), "\(result.stdout) \(result.stderr)")

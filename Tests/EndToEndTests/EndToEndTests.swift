@@ -256,7 +256,7 @@ struct EndToEndTests {
                   org.freedesktop.Secret.Collection.Delete >/dev/null
                 "$1" --profile nodefault --url "$2" --anon-key e2e-anon-key --log-level trace 2>"$3/nodefault-authd.err" &
                 daemon=$!
-                for _ in $(seq 1 100); do [ -S "$AUTHD_SOCKET" ] && break; sleep 0.1; done
+                for _ in $(seq 1 600); do [ -S "$AUTHD_SOCKET" ] && break; sleep 0.1; done
                 printf 'nodefault-password\\n' | "$4" login --email nodefault@example.com --password-stdin \
                   && echo "login-exit=0" || echo "login-exit=$?"
                 "$4" token >/dev/null && echo "token-exit=0" || echo "token-exit=$?"

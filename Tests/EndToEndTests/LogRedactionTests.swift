@@ -19,7 +19,7 @@ struct LogRedactionTests {
             let daemon = try Spawned(Binaries.path("authd"), ["--profile", "redaction", "--url", "https://auth.example.invalid",
                                                               "--anon-key", anonKey, "--log-level", "trace"],
                                      environment: environment, in: stack.directory, name: "authd-redaction")
-            #expect(waitUntil(timeout: 15) { daemon.stderr.contains("Starting service") }, "\(daemon.stderr)")
+            #expect(waitUntil(timeout: 60) { daemon.stderr.contains("Starting service") }, "\(daemon.stderr)")
             _ = try stack.authctl(["status"])
             daemon.stop()
             let log = daemon.stderr
