@@ -344,12 +344,12 @@ public struct GoTrueClient: GoTrueAPI, CustomStringConvertible, CustomDebugStrin
         do { tls = isHTTPS ? try TLSContexts.context(for: trust) : nil } catch {
             throw .untrustedCertificate(host: hostAndPort, problem: "cannot be checked: the TLS settings could not be made (\(error))")
         }
-        let route = HTTPExchange.Route(host: bareHost, port: url.port ?? (isHTTPS ? 443 : 80), tls: tls, proxy: proxy)
+        let schemePort = isHTTPS ? 443 : 80
+        let route = HTTPExchange.Route(host: bareHost, port: url.port ?? schemePort, tls: tls, proxy: proxy)
 
         var headers = HTTPHeaders()
         // The port only when it is not the scheme's own, as browsers and curl write Host.
-        let defaultPort = route.port == (isHTTPS ? 443 : 80)
-        headers.add(name: "Host", value: HTTPExchange.authority(host: bareHost, port: defaultPort ? nil : route.port))
+        headers.add(name: "Host", value: HTTPExchange.authority(host: bareHost, port: route.port == schemePort ? nil : route.port))
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Accept", value: "application/json")
         headers.add(name: "apikey", value: anonKey)

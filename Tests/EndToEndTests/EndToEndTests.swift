@@ -205,11 +205,8 @@ struct EndToEndTests {
     }
 
     @Test func aLockedKeyringIsReportedNotMistakenForSignedOut() async throws {
-        try await offPool {
+        try await Stack.running("locked", lifetime: 3600) { stack in
             // Locking is one-way without a prompter, so this runs on a private bus of its own.
-            let stack = try Stack(name: "locked")
-            defer { stack.tearDown() }
-            try stack.startDevServer(lifetime: 3600)
             try stack.signUp(email: "locked@example.com", password: "locked-password")
             let script = """
                 set -e
@@ -244,11 +241,8 @@ struct EndToEndTests {
     }
 
     @Test func aKeyringWithoutADefaultCollectionIsReportedAndTheSignInStillCounts() async throws {
-        try await offPool {
+        try await Stack.running("nodefault", lifetime: 3600) { stack in
             // Deleting the only collection is one-way too, so this runs on a private bus of its own.
-            let stack = try Stack(name: "nodefault")
-            defer { stack.tearDown() }
-            try stack.startDevServer(lifetime: 3600)
             try stack.signUp(email: "nodefault@example.com", password: "nodefault-password")
             let script = """
                 set -e
