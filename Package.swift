@@ -169,7 +169,8 @@ let package = Package(
         .executableTarget(name: "authd-bench-foundation-floor", path: "Benchmarks/FoundationFloor",
                           swiftSettings: leanReleaseSwift, linkerSettings: leanReleaseLinking),
         // Fakes shipped beside the real things.
-        .target(name: "AuthTestSupport", dependencies: ["AuthCore", "AuthProtocol", "CSystemd"], path: "Tests/AuthTestSupport"),
+        .target(name: "AuthTestSupport", dependencies: ["AuthCore", "AuthProtocol", "CAuthdSystem", "CSystemd", "FoundationGaps"],
+                path: "Tests/AuthTestSupport"),
         // The request decoder and dispatcher under libFuzzer (scripts/fuzz builds it with
         // -sanitize=fuzzer -DFUZZING); in an ordinary build it replays corpus files.
         .executableTarget(name: "authd-fuzz", dependencies: [
@@ -182,7 +183,7 @@ let package = Package(
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "AuthTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "GoTrueDevServerTests", dependencies: [
-            "GoTrueDevServer", "GoTrue", "AuthCore", external("Crypto", "swift-crypto"),
+            "GoTrueDevServer", "GoTrue", "AuthCore", "AuthTestSupport", external("Crypto", "swift-crypto"),
             external("NIOHTTP1", "swift-nio"), external("NIOSSL", "swift-nio-ssl"),
         ]),
         .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient", "BlockingCalls"]),

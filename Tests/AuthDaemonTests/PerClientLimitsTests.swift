@@ -10,9 +10,7 @@ import Testing
 @Suite struct PerClientLimitsTests {
     /// A Python client (another executable than the test's) that sends `line` and prints the answer.
     private func otherProgram(_ socket: String, _ line: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", """
+        try runToEnd("/usr/bin/python3", ["-c", """
             import socket, sys
             s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(20)
             s.sendall(sys.argv[2].encode() + b"\\n")
@@ -22,8 +20,7 @@ import Testing
                 if not chunk: break
                 data += chunk
             print(data.decode().strip())
-            """, socket, line]
-        return try process.runCollectingOutput().stdout
+            """, socket, line]).stdout
     }
 
     private static let status = #"{"jsonrpc":"2.0","id":1,"method":"session.status"}"#

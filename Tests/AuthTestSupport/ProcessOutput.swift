@@ -6,6 +6,8 @@ public struct ProcessOutput: Sendable {
     public var stdout: String
     /// Its standard error.
     public var stderr: String
+    /// Its exit status, or 128 + the signal that ended it.
+    public var status: Int32 = 0
 }
 
 /// A temporary folder with two empty files for a child's standard output and error.
@@ -46,15 +48,21 @@ public struct OutputFiles: Sendable {
     }
 }
 
-extension Process {
-    /// Runs the process to its end and returns what it wrote, through `OutputFiles`.
-    public func runCollectingOutput() throws -> ProcessOutput {
-        let files = try OutputFiles()
-        defer { files.remove() }
-        standardOutput = try FileHandle(forWritingTo: files.stdout)
-        standardError = try FileHandle(forWritingTo: files.stderr)
-        try run()
-        waitUntilExit()
-        return files.read()
-    }
+/// Runs `executable` to its end and returns what it wrote, through `OutputFiles`, and its exit
+/// status. Blocks: call it from a thread of its own (`offPool`), or use the async form.
+public func runToEnd(_ executable: String, _ arguments: [String],
+                     environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ProcessOutput {
+    let files = try OutputFiles()
+    defer { files.remove() }
+    let child = try ChildProcess(executable, arguments, environment: environment, stdout: files.stdout.path, stderr: files.stderr.path)
+    child.waitUntilExit()
+    var output = files.read()
+    output.status = child.terminationStatus
+    return output
+}
+
+/// `runToEnd` on a thread of its own, so that waiting never holds a thread of the cooperative pool.
+public func runToEnd(_ executable: String, _ arguments: [String],
+                     environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ProcessOutput {
+    try await offPool { try runToEnd(executable, arguments, environment: environment) }
 }

@@ -1,9 +1,10 @@
+import AuthTestSupport
 import Foundation
 
 /// Tests/python/connect_proxy.py in a process of its own: a CONNECT proxy that logs every
 /// connection it accepts and every tunnel it opens.
 struct RecordingProxy {
-    let process: Process
+    let process: ChildProcess
     let directory: URL
     let port: Int
 
@@ -17,25 +18,22 @@ struct RecordingProxy {
         let portFile = directory.appendingPathComponent("port")
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("python/connect_proxy.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, portFile.path, directory.appendingPathComponent("log").path] + (upstream.map { [$0] } ?? [])
-        try process.run()
+        let process = try ChildProcess("/usr/bin/python3", [script.path, portFile.path, directory.appendingPathComponent("log").path] + (upstream.map { [$0] } ?? []),
+                                       environment: ProcessInfo.processInfo.environment,
+                                       stdout: directory.appendingPathComponent("stdout").path, stderr: directory.appendingPathComponent("stderr").path)
         for _ in 0..<200 {
             if let text = try? String(contentsOf: portFile, encoding: .utf8), let port = Int(text) {
                 return RecordingProxy(process: process, directory: directory, port: port)
             }
             try await Task.sleep(for: .milliseconds(50))
         }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.stop(grace: 0)
         throw CocoaError(.fileReadNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "the proxy did not start"])
     }
 
     /// Stops the proxy and removes its files.
     func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.stop(grace: 0)
         try? FileManager.default.removeItem(at: directory)
     }
 }

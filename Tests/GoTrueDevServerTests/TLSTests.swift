@@ -1,4 +1,5 @@
 import AuthCore
+import AuthTestSupport
 import Foundation
 @testable import GoTrue
 import GoTrueDevServer
@@ -15,11 +16,7 @@ import Testing
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("EndToEndTests/Helpers/make-test-pki")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [script.path, directory.path]
-        try? process.run()
-        process.waitUntilExit()
+        _ = try? runToEnd("/bin/sh", [script.path, directory.path])
         return directory
     }()
 

@@ -53,10 +53,7 @@ struct LibsecretStoreTests {
         // Another Secret Service client (secret-tool) sees the same entry under the documented schema.
         let profile = uniqueProfile()
         try await store.save(session(3), profile: profile)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/secret-tool")
-        process.arguments = ["search", "--all", "xdg:schema", "dev.authd.Session", "profile", profile]
-        let output = try process.runCollectingOutput()
+        let output = try await runToEnd("/usr/bin/secret-tool", ["search", "--all", "xdg:schema", "dev.authd.Session", "profile", profile])
         let text = output.stdout + output.stderr
         #expect(text.contains("label = authd session (\(profile))"))
         #expect(text.contains("attribute.profile = \(profile)"))

@@ -84,13 +84,12 @@ import Glibc
             close(output)
 
             let tag = "authd-test-\(UUID().uuidString.prefix(8))"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tools.unshare)
-            process.arguments = ["--mount", "--propagation", "private", "/bin/sh", "-c", Self.journalScript, "sh", lines.path, tag, entries.path, "last line"]
-            process.environment = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "JOURNALD": tools.journald, "CAT": tools.cat, "JOURNALCTL": tools.journalctl]
-            let stderr = try process.runCollectingOutput().stderr
+            let ran = try runToEnd(tools.unshare, ["--mount", "--propagation", "private", "/bin/sh", "-c", Self.journalScript, "sh",
+                                                         lines.path, tag, entries.path, "last line"],
+                                         environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "JOURNALD": tools.journald,
+                                                       "CAT": tools.cat, "JOURNALCTL": tools.journalctl])
             let journald = (try? String(contentsOf: URL(fileURLWithPath: entries.path + ".journald"), encoding: .utf8)) ?? ""
-            #expect(process.terminationStatus == 0, "\(stderr) journald: \(journald)")
+            #expect(ran.status == 0, "\(ran.stderr) journald: \(journald)")
 
             let text = try String(contentsOf: entries, encoding: .utf8)
             let found = try text.split(separator: "\n").map { line -> (priority: String, message: String) in
