@@ -34,7 +34,8 @@ import Testing
     /// A client that finds the socket's path connects at once: the daemon listens under a staging
     /// name and renames the socket into place (a plain bind makes the file a moment before listen,
     /// and a client polling for it, as scripts do after starting authd, is refused as if no daemon
-    /// ran). A watcher spins on the path with no sleep, so it connects as early as anything can.
+    /// ran). A watcher polls the path every 50 µs, so it connects about as early as anything can
+    /// (with no sleep at all it took a whole core from the daemon it waits for).
     /// The old window was microseconds wide and this test seldom caught it; what it always catches
     /// is a socket that never reaches its path, is not listening there, or leaves the staging name.
     @Test func theSocketAppearsOnlyOnceItListens() async throws {
@@ -43,7 +44,7 @@ import Testing
             let firstConnect = Mutex<String?>(nil) // "" once connected, else why not
             let watcher = Thread {
                 let deadline = Date().addingTimeInterval(30)
-                while access(path, F_OK) != 0, Date() < deadline {}
+                while access(path, F_OK) != 0, Date() < deadline { usleep(50) }
                 let outcome: String
                 do { try LineConnection.connect(path: path).close(); outcome = "" } catch { outcome = "\(error)" }
                 firstConnect.withLock { $0 = outcome }
@@ -199,17 +200,31 @@ import Testing
     }
 
     @Test func connectionsArrivingDuringShutdownDoNotCrashTheDaemon() async throws {
+        let accepted = Mutex(0)
+        let finished = Mutex(false)
         try await DaemonHarness.run { daemon in
             let path = daemon.socketPath
             // Keeps connecting while the harness shuts the daemon down; ends once the socket is gone.
             Thread {
                 var failures = 0
                 while failures < 20 {
-                    if (try? LineConnection.connect(path: path)) == nil { failures += 1 }
+                    if let connection = try? LineConnection.connect(path: path) {
+                        connection.close()
+                        accepted.withLock { $0 += 1 }
+                    } else {
+                        failures += 1
+                    }
                 }
+                finished.withLock { $0 = true }
             }.start()
-            try await Task.sleep(for: .milliseconds(20))
+            // Shutdown begins only once connections are arriving, so that it meets them.
+            while accepted.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
         }
-        // Reaching this line means the process survived: a crash would have ended the run.
+        // The process survived (a crash would have ended the run), the connections did arrive, and
+        // once the daemon was gone they were refused rather than left hanging.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while !finished.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(finished.withLock { $0 }, "connections still succeeded a minute after the daemon stopped")
+        #expect(accepted.withLock { $0 } > 0)
     }
 }

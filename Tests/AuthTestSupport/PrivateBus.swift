@@ -7,21 +7,25 @@ import Foundation
 public final class PrivateBus: Sendable {
     /// The address to connect to (`unix:path=…`).
     public let address: String
-    private let process: Process
+    private let process: ChildProcess
     private let directory: URL
 
+    /// Starts the bus on a thread of its own (the start polls the socket), so that a test on
+    /// the cooperative pool never holds one of its threads while dbus-daemon comes up.
+    public static func start() async throws -> PrivateBus {
+        try await offPool { try PrivateBus() }
+    }
+
     /// Starts the bus; throws when dbus-daemon is missing or does not come up within 10 s.
+    /// Blocks: from an async test, use `start()`.
     public init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("authd-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let socket = directory.appendingPathComponent("bus").path
         let config = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("scripts/dbus-session-no-activation.conf").path
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--config-file=\(config)", "--address=unix:path=\(socket)", "--nofork"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess("/usr/bin/dbus-daemon", ["--config-file=\(config)", "--address=unix:path=\(socket)", "--nofork"],
+                                   environment: ProcessInfo.processInfo.environment, stdout: "/dev/null", stderr: "/dev/null")
         address = "unix:path=\(socket)"
         let deadline = Date().addingTimeInterval(10)
         // The socket file appears at bind(), a moment before dbus-daemon listens: connect to be sure.
@@ -55,12 +59,8 @@ public final class PrivateBus: Sendable {
 
     /// Stops the bus and removes its socket.
     public func stop() {
-        if process.isRunning {
-            // SIGKILL: a child started from a Dispatch or cooperative-pool thread inherits that
-            // thread's blocked signals, SIGTERM among them, and would never see a terminate().
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.signal(SIGKILL)
+        process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
 

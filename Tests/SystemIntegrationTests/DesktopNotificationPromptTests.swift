@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func allowAndDenyButtonsAreTheAnswer() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let allowing = try FakeNotificationService(address: bus.address, reaction: .invoke("allow"))
         #expect(await ask(on: bus) == .allowed)
         let shown = try #require(allowing.shown.first)
@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test func dismissedOrAnUnknownActionIsNoAnswer() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let dismissing = try FakeNotificationService(address: bus.address, reaction: .dismiss)
         #expect(await ask(on: bus) == nil)
         #expect(dismissing.shown.count == 1)
@@ -68,14 +68,14 @@ import Testing
     }
 
     @Test func aClickSentBeforeTheReplyToNotifyStillCounts() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let service = try FakeNotificationService(address: bus.address, reaction: .invokeBeforeReplying("allow"))
         #expect(await outcome(of: Task { await ask(on: bus) }) == .answered(.allowed))
         #expect(service.shown.count == 1)
     }
 
     @Test func onlyTheServerThatShowedTheNotificationDecides() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let service = try FakeNotificationService(address: bus.address, reaction: .ignore)
         let impostor = try BusPeer(address: bus.address, owning: nil)
         let asking = Task { await ask(on: bus) }
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func cancellingWithdrawsTheNotification() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let service = try FakeNotificationService(address: bus.address, reaction: .ignore)
         let prompt = DesktopNotificationPrompt(busAddress: bus.address, logger: logger)
         let asking = Task { await prompt.ask(app: "org.example.App", executable: "/app/bin/example", profile: "default") }
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func withoutANotificationServiceThereIsNoAnswerAtOnce() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let started = ContinuousClock.now
         #expect(await ask(on: bus) == nil)
         #expect(ContinuousClock.now - started < .seconds(20))

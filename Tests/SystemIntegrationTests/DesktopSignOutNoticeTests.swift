@@ -11,7 +11,7 @@ import Testing
     private let logger = Logger(label: "test")
 
     @Test func aSessionTheServerEndedIsShownWithASignInActionThatIsReportedWhenChosen() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let service = try FakeNotificationService(address: bus.address, reaction: .invoke(DesktopSignOutNotice.actionKey))
         let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
         let chosen = await notice.sessionEnded(profile: "work<b>", reason: .sessionEnded(code: "refresh_token_already_used"),
@@ -21,12 +21,23 @@ import Testing
         #expect(shown.appName == "authd" && shown.actions == ["sign-in", "Sign in"])
         #expect(shown.summary == "Sign in again to 'work<b>'", "a summary is plain text")
         #expect(shown.body.contains("profile 'work&lt;b&gt;'") && shown.body.contains("used twice") && shown.body.contains("(refresh_token_already_used)"))
-        #expect(shown.body.contains("authctl login --profile work&lt;b&gt; --email a@example.com"))
+        // The command is quoted for the shell it is pasted into, then escaped as markup.
+        #expect(shown.body.contains("authctl login --profile 'work&lt;b&gt;' --email a@example.com"))
         service.stop()
     }
 
+    @Test func theCommandInTheTextIsQuotedForTheShell() throws {
+        let text = try #require(DesktopSignOutNotice.text(profile: "work", reason: .sessionEnded(code: "session_expired"),
+                                                           plan: .password(.email("x@y.z; touch /tmp/p")), offersSignIn: false))
+        #expect(text.body.contains("Sign in again: authctl login --profile work --email 'x@y.z; touch /tmp/p'."))
+        let token = Fixtures.accessToken(aal: "aal1", extraClaims: #""email":"x@y.z; touch /tmp/p""#)
+        let unplanned = try #require(DesktopSignOutNotice.text(profile: "work", reason: .sessionEnded(code: "session_expired"),
+                                                                plan: SignInAgainPlan(accessToken: token), offersSignIn: false))
+        #expect(unplanned.body.contains("Sign in again: authctl login --profile work --email ADDRESS.") && !unplanned.body.contains("touch"))
+    }
+
     @Test func aNoticeIsWithdrawnWhenItsTaskIsCancelled() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let service = try FakeNotificationService(address: bus.address, reaction: .ignore)
         let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
         let waiting = Task { await notice.sessionEnded(profile: "work", reason: .secondFactorRequired(serverCode: "session_expired"), plan: .browser(provider: "github"), offersSignIn: true) }
@@ -40,7 +51,7 @@ import Testing
     }
 
     @Test func whatCannotBeSignedInAgainHasNoActionAndOtherSignOutsShowNothing() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let service = try FakeNotificationService(address: bus.address, reaction: .dismiss)
         let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
         #expect(await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "session_expired"), plan: .anonymous, offersSignIn: false) == false)
@@ -56,7 +67,7 @@ import Testing
     }
 
     @Test func withoutANotificationServiceNothingIsChosen() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let notice = DesktopSignOutNotice(busAddress: bus.address, logger: logger)
         #expect(await notice.sessionEnded(profile: "work", reason: .sessionEnded(code: "session_expired"), plan: .browser(provider: "github"), offersSignIn: true) == false)
     }

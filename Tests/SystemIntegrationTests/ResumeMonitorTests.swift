@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func onlyTheConnectionThatOwnsLogindsNameIsHeard() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let logind = try BusPeer(address: bus.address, owning: self.logind)
         let impostor = try BusPeer(address: bus.address, owning: nil)
         let resumes = Resumes()
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func aMonitorStartedBeforeLogindHearsItOnceItComes() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus.start()
         let impostor = try BusPeer(address: bus.address, owning: nil)
         let resumes = Resumes()
         let watching = Task {
