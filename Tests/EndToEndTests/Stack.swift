@@ -16,10 +16,11 @@ final class Stack: @unchecked Sendable {
     private(set) var transcript: [String] = []
     var daemonEnvironmentOverrides: [String: String] = [:]
 
-    /// Runs `body` off the cooperative pool against a fresh stack whose development server is
-    /// already up; the stack is torn down afterwards, whatever happens.
+    /// Runs `body` off the cooperative pool, within the bound on tests that start processes
+    /// (`ProcessTestSlots`), against a fresh stack whose development server is already up; the
+    /// stack is torn down afterwards, whatever happens.
     static func running(_ name: String, lifetime: Int, _ body: @escaping @Sendable (Stack) throws -> Void) async throws {
-        try await offPool {
+        try await withProcessSlot {
             let stack = try Stack(name: name)
             defer { stack.tearDown() }
             try stack.startDevServer(lifetime: lifetime)
