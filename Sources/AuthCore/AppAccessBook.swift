@@ -126,6 +126,11 @@ public struct AppAccessBook: Sendable {
         return waiting[key] == 1
     }
 
+    /// How many requests of `key` wait for a decision now.
+    public func waitingRequests(_ key: AppKey) -> Int {
+        waiting[key] ?? 0
+    }
+
     /// A waiting request of `key` got its answer or gave up.
     public mutating func stopWaiting(_ key: AppKey) {
         waiting[key] = (waiting[key] ?? 1) - 1

@@ -140,6 +140,11 @@ public actor AppAccessGate {
         return record(for: key) ?? AppRecord(app: app, executable: app, appID: nil, profile: profile, access: decision.rawValue, requests: 0, lastUsed: nil)
     }
 
+    /// How many token requests of `app` for `profile` wait for a decision now.
+    public func waitingRequests(app: String, profile: String) -> Int {
+        book.withLock { $0.waitingRequests(AppKey(app: app, profile: profile)) }
+    }
+
     /// Every app seen or decided, for `profile` or for all.
     public func records(profile: String?) -> [AppRecord] {
         book.withLock { $0.entries { self.policy(of: $0) == .ask } }

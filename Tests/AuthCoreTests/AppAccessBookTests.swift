@@ -35,11 +35,13 @@ import Testing
         let first = book.startWaiting(editor)
         let second = book.startWaiting(editor)
         #expect(first && !second)
+        #expect(book.waitingRequests(editor) == 2 && book.waitingRequests(shell) == 0)
         let entries = book.entries { _ in false }
         #expect(entries.map(\.key) == [editor, shell])
         #expect(entries.map(\.access) == ["pending", "open"])
         book.stopWaiting(editor)
         book.stopWaiting(editor)
+        #expect(book.waitingRequests(editor) == 0)
         #expect(book.entries { _ in false }.map(\.access) == ["open", "open"])
         let firstAgain = book.startWaiting(editor)
         #expect(firstAgain)

@@ -5,6 +5,7 @@ import AuthSocketServer
 import AuthTestSupport
 import Foundation
 import Logging
+import Synchronization
 import Testing
 
 /// The gate in front of token requests: waiting, deciding, remembering, refusing.
@@ -83,11 +84,31 @@ import Testing
 
     @Test func oneDecisionAnswersEveryWaitingRequestOfThatApp() async throws {
         let gate = gate(.ask)
+        let admitted = Counter()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<5 { group.addTask { try await gate.admit(app, profile: "default") } }
-            try await Task.sleep(for: .milliseconds(50))
+            for _ in 0..<5 {
+                group.addTask {
+                    try await gate.admit(app, profile: "default")
+                    admitted.add()
+                }
+            }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+            while await gate.waitingRequests(app: app.app, profile: "default") < 5, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(await gate.waitingRequests(app: app.app, profile: "default") == 5)
+            #expect(admitted.value == 0, "a request was admitted before anyone decided")
             _ = try await gate.decide(app: app.app, profile: "default", decision: .allowed, caller: authctl)
+            // A request the decision did not answer would wait out the 30 s timeout and throw here.
             try await group.waitForAll()
         }
+        #expect(admitted.value == 5)
     }
+}
+
+/// A count several tasks add to.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    func add() { count.withLock { $0 += 1 } }
 }

@@ -63,7 +63,24 @@ import Testing
         }
     }
 
+    /// Every event name the wire contract declares (`public static let … : AuthEventName = "…"`
+    /// in AuthProtocol), read from its source: an event added there without a fixture fails.
+    static func declaredEventNames() throws -> Set<String> {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/AuthProtocol")
+        var names = Set<String>()
+        let declaration = /static let \w+: AuthEventName = "([A-Z_]+)"/
+        for file in try FileManager.default.contentsOfDirectory(atPath: sources.path) where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for match in text.matches(of: declaration) { names.insert(String(match.1)) }
+        }
+        return names
+    }
+
     @Test func everyEventNameHasAFixture() throws {
+        let declared = try Self.declaredEventNames()
+        #expect(declared.contains("SIGNED_IN") && declared.count >= 10, "the declarations were not found: \(declared)")
+        #expect(Set(Self.eventFixtures.keys) == declared)
         for (name, fixture) in Self.eventFixtures {
             let event = try JSONDecoder().decode(Notification.self, from: try WireFormatTests.fixture(fixture))
             #expect(event.method == AuthEventMessage.method && event.params.event.rawValue == name, "\(fixture)")
