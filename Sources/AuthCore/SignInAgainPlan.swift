@@ -3,7 +3,8 @@ import FoundationEssentials
 /// How to sign in again to a session the server ended: the way the user signed in to it, read
 /// from its last access token (`amr`, `app_metadata.provider`, `email`, `phone`). The "sign in
 /// again" notice offers it; the claims are read without checking the signature, as the token
-/// came from the server itself and only picks which sign-in to start.
+/// came from the server itself and only picks which sign-in to start. An address or provider
+/// outside its `ClaimShape` makes no plan: the notice shows the plan as a command to run.
 public enum SignInAgainPlan: Sendable, Equatable {
     /// A browser sign-in with this OAuth provider (`github`, `google`, …).
     case browser(provider: String)
@@ -30,7 +31,7 @@ public enum SignInAgainPlan: Sendable, Equatable {
             self = .anonymous
             return
         }
-        let address = Self.nonEmpty(claims.email).map(ContactAddress.email) ?? Self.nonEmpty(claims.phone).map(ContactAddress.phone)
+        let address = Self.address(email: Self.nonEmpty(claims.email), phone: Self.nonEmpty(claims.phone))
         for entry in claims.amr ?? [] {
             switch entry.method {
             case "oauth", "id_token":
@@ -38,12 +39,13 @@ public enum SignInAgainPlan: Sendable, Equatable {
                 // account's first identity's. Of the OAuth providers linked, one is unambiguous.
                 let linked = claims.app_metadata?.providers ?? claims.app_metadata?.provider.map { [$0] } ?? []
                 let candidates = Set(linked.filter { !["email", "phone", "anonymous"].contains($0) && !$0.hasPrefix("sso:") && !$0.isEmpty })
-                if candidates.count == 1, let provider = candidates.first {
+                if candidates.count == 1, let provider = candidates.first, ClaimShape.isProviderName(provider) {
                     self = .browser(provider: provider)
                     return
                 }
             case "sso/saml":
-                if let provider = Self.nonEmpty(entry.provider) {
+                // GoTrue's SSO provider ids are UUIDs (the shape `FactorID` checks).
+                if let provider = Self.nonEmpty(entry.provider), FactorID.canonical(provider) != nil {
                     self = .singleSignOn(providerID: provider)
                     return
                 }
@@ -79,6 +81,16 @@ public enum SignInAgainPlan: Sendable, Equatable {
         }
     }
 
+    /// The command for people to run for this sign-in of `profile` (the notice's text), each word
+    /// quoted for a POSIX shell; for a plan with none, the password sign-in with `ADDRESS` to
+    /// fill in.
+    public func commandLine(profile: String) -> String {
+        guard let arguments = authctlArguments(profile: profile) else {
+            return ShellWord.commandLine(["authctl", "login", "--profile", profile, "--email"]) + " ADDRESS"
+        }
+        return ShellWord.commandLine(["authctl"] + arguments)
+    }
+
     /// Whether the sign-in runs in a terminal: it asks for a password or a code there, and for a
     /// second factor's code after any sign-in to an account that has one (`secondFactor`). A
     /// browser sign-in alone needs none.
@@ -87,6 +99,14 @@ public enum SignInAgainPlan: Sendable, Equatable {
         case .browser, .singleSignOn: return secondFactor
         case .password, .code, .anonymous, .unknown: return true
         }
+    }
+
+    /// The email, else the phone; none when the one that would be used is not of its shape (an
+    /// odd email does not fall back to the phone: something is wrong with these claims).
+    private static func address(email: String?, phone: String?) -> ContactAddress? {
+        if let email { return ClaimShape.isEmail(email) ? .email(email) : nil }
+        if let phone { return ClaimShape.isPhone(phone) ? .phone(phone) : nil }
+        return nil
     }
 
     private static func nonEmpty(_ text: String?) -> String? {

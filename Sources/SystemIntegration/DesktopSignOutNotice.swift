@@ -40,11 +40,11 @@ public struct DesktopSignOutNotice: SignOutNotice {
 
     /// The notice's text for `reason`, nil for a sign-out that gets none. The body escapes
     /// markup, which servers may render: a profile's name and address are the user's own, but
-    /// escaped all the same.
+    /// escaped all the same. The command in it is quoted for a shell (`ShellWord`), as people
+    /// copy it into one.
     static func text(profile: String, reason: SignOutReason, plan: SignInAgainPlan, offersSignIn: Bool) -> (summary: String, body: String)? {
         guard DesktopNoticeRule.notifies(reason) else { return nil }
-        let command = plan.authctlArguments(profile: profile).map { (["authctl"] + $0).joined(separator: " ") }
-            ?? "authctl login --profile \(profile) --email ADDRESS"
+        let command = plan.commandLine(profile: profile)
         let again = plan == .anonymous ? "" : offersSignIn ? " Choose Sign in, or run: \(command)." : " Sign in again: \(command)."
         let body: String
         let summary: String

@@ -36,6 +36,62 @@ import Testing
         #expect(SignInAgainPlan(accessToken: "") == .unknown)
     }
 
+    @Test func claimsOfAnOddShapeMakeNoPlan() {
+        for email in ["x@y.z; touch /tmp/pwned", "a@example.com\nb", "$(id)@example.com", "a b@example.com", "'a'@example.com",
+                      "a@exa_mple.com", "a@example..com", "@example.com", "a@", "a@@example.com", "-oProxyCommand=x@example.com x", "-o@example.com",
+                      String(repeating: "a", count: 65) + "@example.com", "é@example.com"] {
+            #expect(plan(["password"], #""email":\#(json(email))"#) == .unknown, "\(email)")
+            #expect(plan(["magiclink"], #""email":\#(json(email))"#) == .unknown, "\(email)")
+            // An odd email is no reason to fall back to the phone.
+            #expect(plan(["otp"], #""email":\#(json(email)),"phone":"15551234567""#) == .unknown, "\(email)")
+        }
+        for phone in ["1555; reboot", "+1 555 123 4567", "1234", "1234567890123456", "+", "15551234567\n", "+-15551234567"] {
+            #expect(plan(["otp"], #""email":"","phone":\#(json(phone))"#) == .unknown, "\(phone)")
+        }
+        for provider in ["git hub", "github;id", "--config=/tmp/x", "-x", "$(id)", "github\n", "gïthub", String(repeating: "g", count: 65)] {
+            #expect(plan(["oauth"], #""app_metadata":{"provider":\#(json(provider))}"#) == .unknown, "\(provider)")
+        }
+        // The SSO provider id GoTrue names is a UUID.
+        for id in ["p-1", "2b7c6c3e-0000-4000-8000-000000000009; id", "--sso=x"] {
+            let claims = Data(#"{"sub":"u","amr":[{"method":"sso/saml","timestamp":1,"provider":\#(json(id))}]}"#.utf8)
+            let part = claims.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(SignInAgainPlan(accessToken: "eyJhbGciOiJIUzI1NiJ9.\(part).c2ln") == .unknown, "\(id)")
+        }
+    }
+
+    @Test func realisticClaimsStillMakePlans() {
+        for email in ["ada.lovelace+work@example.co.uk", "A_B-c%d@mail-1.example.com", "x@y.z", "root@localhost"] {
+            #expect(plan(["password"], #""email":\#(json(email))"#) == .password(.email(email)), "\(email)")
+        }
+        #expect(plan(["otp"], #""email":"","phone":"+15551234567""#) == .code(.phone("+15551234567")))
+        for provider in ["linkedin_oidc", "slack_oidc", "custom:acme", "azure", "workos"] {
+            #expect(plan(["oauth"], #""app_metadata":{"provider":\#(json(provider))}"#) == .browser(provider: provider), "\(provider)")
+        }
+    }
+
+    @Test func theCommandShownIsQuotedForTheShell() {
+        // Shapes keep server values plain; what is not plain (a profile's name, or a plan made
+        // in code) is quoted so that pasting it runs exactly these words.
+        #expect(SignInAgainPlan.password(.email("a@example.com")).commandLine(profile: "work") == "authctl login --profile work --email a@example.com")
+        #expect(SignInAgainPlan.password(.email("x@y.z; touch /tmp/p")).commandLine(profile: "work")
+                == "authctl login --profile work --email 'x@y.z; touch /tmp/p'")
+        #expect(SignInAgainPlan.browser(provider: "git'hub").commandLine(profile: "my work")
+                == #"authctl login --profile 'my work' --provider 'git'\''hub'"#)
+        #expect(SignInAgainPlan.code(.phone("+15551234567")).commandLine(profile: "w") == "authctl login --profile w --otp --phone +15551234567")
+        #expect(SignInAgainPlan.unknown.commandLine(profile: "$(id)") == "authctl login --profile '$(id)' --email ADDRESS")
+        #expect(SignInAgainPlan.anonymous.commandLine(profile: "w") == "authctl login --profile w --email ADDRESS")
+        #expect(ShellWord.quoted("") == "''")
+        for word in ["~root", "a*b", "a\nb", "a\\b", "`id`", "a&b", "a|b", "a>b", "#x", "!x", "a\"b", "{a,b}"] {
+            #expect(ShellWord.quoted(word) == "'\(word)'", "\(word.debugDescription)")
+        }
+    }
+
+    /// `text` as a JSON string literal.
+    private func json(_ text: String) -> String {
+        String(decoding: try! JSONEncoder().encode(text), as: UTF8.self)
+    }
+
     @Test func authctlIsToldTheSameWay() {
         #expect(SignInAgainPlan.password(.email("a@example.com")).authctlArguments(profile: "work") == ["login", "--profile", "work", "--email", "a@example.com"])
         #expect(SignInAgainPlan.password(.phone("+15551234567")).authctlArguments(profile: "work") == ["login", "--profile", "work", "--otp", "--phone", "+15551234567"])
