@@ -23,7 +23,8 @@ struct Login: ParsableCommand {
         authctl login --with-session < FILE          take over an app's session: its refresh token, or the session JSON it stored
         A browser sign-in waits on a loopback address (http://127.0.0.1:PORT/callback) unless --redirect-url names \
         an app's custom scheme, whose callback reaches authd through 'authctl open-url'. Exit 5 when the \
-        credentials are refused, 8 when the browser sign-in fails or times out.
+        credentials are refused, 8 when the browser sign-in fails or times out, 9 when signed in at aal1 with \
+        the account's second factor left to verify ('authctl mfa verify'; asked here only on a terminal).
         """)
 
     @OptionGroup var global: GlobalOptions
@@ -212,7 +213,7 @@ struct Login: ParsableCommand {
             }
             let second = SecondFactorPrompt.afterSignIn(status, connection: connection)
             if second.status.isSignedIn { try reportSignedIn(second.status, json: json) } else if json { try printJSON(second.status) }
-            // Signed in at aal1 (or no longer): the exit status says so.
+            // Signed in at aal1 with a second factor left to verify (or no longer signed in): the exit status says so.
             if let failure = second.failure { throw failure }
         }
     }
@@ -251,16 +252,18 @@ func note(_ text: String) {
 extension SecondFactorPrompt {
     /// After a sign-in to an account with a verified second factor (the session is `aal1`, its
     /// next level `aal2`): asks for the factor's code on the terminal, or says how to verify later
-    /// when there is no terminal. The session stays signed in at `aal1` either way. When the
-    /// factor was tried and not verified, `failure` says why, with the exit status that fits the
-    /// session as it is then (9: verify later; 4: the server ended it meanwhile).
+    /// when there is no terminal. The session stays signed in at `aal1` unless the code is
+    /// verified. Whenever the factor is left unverified (no terminal to ask on, a kind authctl
+    /// cannot verify, a wrong code), `failure` says why, with the exit status that fits the
+    /// session as it is then (9: verify later; 4: the server ended it meanwhile), so a script
+    /// that goes on to need `aal2` learns from the exit status alone that it is not there.
     static func afterSignIn(_ status: SessionStatus, connection: AuthdConnection) -> (status: SessionStatus, failure: Failure?) {
         guard status.needsSecondFactor else { return (status, nil) }
         let level = (status.aal ?? "aal1").escapedForTerminal
         let later = "verify it with 'authctl mfa verify' (apps that ask for aal2 wait for it)"
         guard SecretReader.hasTerminal else {
             note("Signed in at \(level); the account has a second factor: \(later).")
-            return (status, nil)
+            return (status, Failure("the second factor was not verified: no terminal to ask for its code on", .mfaRequired))
         }
         do {
             let listed = try connection.call(Methods.ListFactors.self, ProfileParameters(profile: status.profile), timeout: 60)
@@ -268,7 +271,7 @@ extension SecondFactorPrompt {
             let usable = listed.factors.filter { $0.status == "verified" && ["totp", "phone"].contains($0.type) }
             guard !usable.isEmpty else {
                 note("Signed in at \(level); the account's second factor is of a kind authctl cannot verify: use the app that enrolled it.")
-                return (status, nil)
+                return (status, Failure("the second factor was not verified: authctl cannot verify its kind", .mfaRequired))
             }
             return (try verify(try choose(from: usable, requested: nil), connection: connection, profile: status.profile, codeFromStandardInput: false), nil)
         } catch {

@@ -61,11 +61,15 @@ struct SecondFactorTests {
             let list = try #require(try JSONSerialization.jsonObject(with: Data(factors.stdout.utf8)) as? [String: Any])
             #expect(((list["factors"] as? [[String: Any]])?.first)?["status"] as? String == "verified")
 
-            // Signed in again, the session starts at aal1 and says how to reach aal2 (no terminal here to ask on).
+            // Signed in again, the session starts at aal1 and says how to reach aal2 (no terminal
+            // here to ask on); the exit status says the second factor is left to verify (authctl(1): 9).
             #expect(try stack.authctl(["logout"]).status == 0)
-            let again = try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n")
-            #expect(again.status == 0, "\(again.stderr)")
+            let again = try stack.authctl(["login", "--email", email, "--password-stdin", "--json"], input: password + "\n")
+            #expect(again.status == 9, "\(again.stderr)")
             #expect(again.stderr.contains("Signed in at aal1; the account has a second factor: verify it with 'authctl mfa verify'"))
+            #expect(again.stderr.contains("authctl: the second factor was not verified: no terminal to ask for its code on"))
+            let printed = try #require(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+            #expect(printed["state"] as? String == "signed_in" && printed["aal"] as? String == "aal1" && printed["next_aal"] as? String == "aal2")
             #expect(try stack.authctl(["status"]).stdout.contains("verify a second factor for aal2: authctl mfa verify"))
             // Removing a verified factor needs aal2.
             let early = try stack.authctl(["mfa", "unenroll", id])
@@ -85,8 +89,8 @@ struct SecondFactorTests {
             let password = "mfa2-pw-\(UUID().uuidString)"
             try stack.startSignedIn(email: email, password: password)
             let (id, secret) = try enrollAndVerifyAnApp(stack)
-            // authd signs in again without verifying: aal1, with the user's verified factor known.
-            #expect(try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n").status == 0)
+            // authd signs in again without verifying: aal1, with the user's verified factor known (exit 9: left to verify).
+            #expect(try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n").status == 9)
             #expect(try stack.statusJSON()["next_aal"] as? String == "aal2")
             let watcher = try stack.watch(["--json"])
             defer { watcher.stop() }
@@ -116,7 +120,7 @@ struct SecondFactorTests {
             try stack.startSignedIn(email: email, password: password)
             try enrollAndVerifyAnApp(stack)
             try stack.devPOST("/auth/v1/admin/dev/settings", #"{"allow_low_aal":2}"#)
-            #expect(try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n").status == 0)
+            #expect(try stack.authctl(["login", "--email", email, "--password-stdin"], input: password + "\n").status == 9)
             Thread.sleep(forTimeInterval: 3)
             // The low-AAL session's token expires at the end of the allowance: the daemon refreshes
             // by itself, and the server ends the session.
