@@ -185,13 +185,20 @@ extension DaemonMethods {
     }
 
     /// Starts a browser flow after checking its redirect: a loopback `http://` one binds the flow
-    /// (only a redirect carrying its id completes it), an app's custom scheme does not.
+    /// (only a redirect carrying its id completes it), an app's custom scheme does not. The
+    /// address to open, which the server chose for linking and SSO, is handed out only when
+    /// `BrowserURLRule` lets a browser open it; otherwise the flow is forgotten.
     static func beginBrowserFlow(_ profile: ProfileServices, _ start: BrowserFlowStart, redirectTo: String,
                                  owner: String) async throws(RPCErrorObject) -> Methods.OAuthBegin.Result {
         let loopback = try checkedRedirect(redirectTo)
         switch await profile.browser.begin(start, redirectTo: redirectTo, owner: owner, bind: loopback) {
         case .success(let started):
-            return .init(flowID: started.flow.id, url: started.url.absoluteString, expiresIn: Int(OAuthFlowBook.lifetime))
+            let url = started.url.absoluteString
+            if let refusal = BrowserURLRule.refusal(of: url, projectURL: profile.session.server) {
+                await profile.browser.cancel(started.flow.id)
+                throw .application(.oauthFailed, "the server answered an address to open in the browser that authd refuses: \(refusal)")
+            }
+            return .init(flowID: started.flow.id, url: url, expiresIn: Int(OAuthFlowBook.lifetime))
         case .failure(let failure):
             throw SignInErrorText.error(failure, method: .browser)
         }

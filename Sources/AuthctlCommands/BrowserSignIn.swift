@@ -70,6 +70,7 @@ struct BrowserSignIn {
         let flow = try start(redirect)
         let deadline = Date().addingTimeInterval(min(timeout, TimeInterval(flow.expiresIn)))
         if let url = flow.url {
+            try refuseUnopenable(url)
             if openBrowser, BrowserLauncher.open(url) {
                 note("Opened your browser to \(purpose). If it did not open, visit:\n  \(url)")
             } else {
@@ -105,6 +106,17 @@ struct BrowserSignIn {
             let failure = Failure(error)
             callback.respond(title: "Sign-in failed", message: "\(Self.html(failure.message)) You can close this tab.")
             throw failure
+        }
+    }
+
+    /// Throws when `url` is not one a browser may be sent to (`BrowserURLRule`), before it is
+    /// opened or printed. authd refuses such an address already; this keeps a daemon that does not
+    /// from having authctl hand a `file:` URL to `$BROWSER`. The project URL, which decides
+    /// whether plain http is fine, is the daemon's.
+    private func refuseUnopenable(_ url: String) throws {
+        let project = try connection.call(Methods.Status.self, ProfileParameters(profile: profile), timeout: 60).server
+        if let refusal = BrowserURLRule.refusal(of: url, projectURL: project) {
+            throw Failure("the address to \(purpose) was not opened: \(refusal)", .browserSignInFailed)
         }
     }
 

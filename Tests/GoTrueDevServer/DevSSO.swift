@@ -14,6 +14,9 @@ struct DevSSOProvider: Sendable {
     /// The SAML NameID (persistent subject) the IdP gives that person; nil means the email.
     var nameID: String?
     var createdAt: Date
+    /// What `POST /sso` answers instead of the simulated IdP's page: a server's odd answer, for
+    /// tests of what its clients open.
+    var loginURL: String?
 
     /// The provider as the admin endpoint answers it.
     var json: [String: Any] {
@@ -49,7 +52,7 @@ struct DevRelayState: Sendable {
 ///   `redirect_to?code=…` (302). The `pkce` grant gives a session whose `amr` is
 ///   `{"method": "sso/saml", "provider": "<provider id>"}`. ACS failures go to the site URL with
 ///   `error`, `error_code` and `error_description` (303), as GoTrue sends them.
-/// - `POST /admin/dev/sso {"domains": […], "email": …, "name_id"?, "entity_id"?}` registers a
+/// - `POST /admin/dev/sso {"domains": […], "email": …, "name_id"?, "entity_id"?, "login_url"?}` registers a
 ///   provider and turns SAML on; with `"id"` of a registered one it changes who its IdP signs in
 ///   (or its domains). Answers the provider JSON (`id`, `domains`, `entity_id`, `email`,
 ///   `name_id`, `created_at`).
@@ -96,7 +99,8 @@ extension DevAuthAPI {
             let relay = DevRelayState(id: UUID().uuidString.lowercased(), providerID: provider.id, redirectTo: body["redirect_to"] as? String,
                                       codeChallenge: challenge, createdAt: now)
             state.withLock { $0.linking.relayStates[relay.id] = relay }
-            let url = "\(options.externalURL)/auth/v1/admin/dev/idp/\(provider.id)?SAMLRequest=_\(UUID().uuidString.lowercased())&RelayState=\(relay.id)"
+            let url = provider.loginURL
+                ?? "\(options.externalURL)/auth/v1/admin/dev/idp/\(provider.id)?SAMLRequest=_\(UUID().uuidString.lowercased())&RelayState=\(relay.id)"
             if body["skip_http_redirect"] as? Bool == true { return .json(200, ["url": url]) }
             return DevResponse(status: 303, headers: ["Location": url])
         }
@@ -206,8 +210,9 @@ extension DevAuthAPI {
         return answer
     }
 
-    /// `POST /admin/dev/sso`: registers a provider (`domains`, `email`, optional `name_id` and
-    /// `entity_id`) and turns SAML on, or with `id` changes a registered one.
+    /// `POST /admin/dev/sso`: registers a provider (`domains`, `email`, optional `name_id`,
+    /// `entity_id` and `login_url`, the address `POST /sso` answers instead of the IdP's page) and
+    /// turns SAML on, or with `id` changes a registered one.
     func registerSSOProvider(_ body: [String: Any], request: DevRequest, now: Date) -> DevResponse {
         let email = (body["email"] as? String).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         if let email, !Self.looksLikeEmail(email) {
@@ -235,6 +240,7 @@ extension DevAuthAPI {
             if let email { provider.email = email }
             if let nameID = body["name_id"] as? String { provider.nameID = nameID.isEmpty ? nil : nameID }
             if let entityID = body["entity_id"] as? String, !entityID.isEmpty { provider.entityID = entityID }
+            if let loginURL = body["login_url"] as? String { provider.loginURL = loginURL.isEmpty ? nil : loginURL }
             if let domains {
                 // GoTrue gives a domain to one provider only.
                 if let taken = domains.first(where: { domain in store.linking.ssoProviders.values.contains { $0.id != provider.id && $0.domains.contains(domain) } }) {
