@@ -10,7 +10,8 @@ import Glibc
 /// browser's command line), so the listener takes a callback only from a process of our own uid
 /// (the kernel's socket table says whose the connecting socket is), and only one that carries the
 /// flow's binding (`authd_flow=<flow id>`, which authd put into `redirect_to`): another user's
-/// code or a junk callback is refused and the sign-in goes on waiting for its own.
+/// connection is closed before a byte of it is read, a junk callback is refused, and the sign-in
+/// goes on waiting for its own.
 final class LoopbackRedirectListener {
     /// The port the kernel picked.
     let port: UInt16
@@ -21,7 +22,8 @@ final class LoopbackRedirectListener {
 
     /// Binds and listens, or fails with a message.
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // Non-blocking: a connection reset between poll and accept must not leave accept waiting.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw Failure("cannot open a listening socket for the browser: \(String(cString: strerror(errno)))", .failure) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -64,56 +66,81 @@ final class LoopbackRedirectListener {
     }
 
     /// Waits up to `deadline` for the browser's `GET /callback` for flow `flowID`; nil on timeout.
+    /// Connections are served side by side, each with its own deadline for its request line
+    /// (`PendingLoopbackRequest`), so a slow one never holds up the browser. Another user's is
+    /// closed as soon as it is accepted, before a byte of it is read.
     func waitForCallback(flowID: String, until deadline: Date) -> Callback? {
+        var pending: [PendingLoopbackRequest] = []
+        defer { pending.forEach { close($0.connection) } }
         while true {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return nil }
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(min(left, 1) * 1000))
+            let now = Date()
+            guard now < deadline else { return nil }
+            pending.removeAll { request in
+                guard request.deadline <= now else { return false }
+                close(request.connection)
+                return true
+            }
+            let wake = pending.map(\.deadline).reduce(deadline, min)
+            // With as many connections as are read at once, new ones wait in the listen queue.
+            let accepting = pending.count < Self.maximumPending
+            var polled = [pollfd(fd: fd, events: accepting ? Int16(POLLIN) : 0, revents: 0)]
+                + pending.map { pollfd(fd: $0.connection, events: Int16(POLLIN), revents: 0) }
+            // Rounded up, so that a deadline is past when poll returns for it; at most a minute at a time.
+            let wait = Int32((min(max(wake.timeIntervalSince(now), 0), 60) * 1000).rounded(.up))
+            let ready = poll(&polled, nfds_t(polled.count), wait)
             if ready <= 0 { continue }
-            let connection = accept(fd, nil, nil)
-            if connection < 0 { continue }
-            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
-            guard let target = Self.readRequestTarget(connection) else {
-                close(connection)
-                continue
-            }
-            if target.hasPrefix("/callback") {
-                let callback = Callback(url: "http://127.0.0.1:\(port)\(target)", connection: connection)
-                guard LoopbackPeer.uid(of: connection, serverPort: port) == getuid() else {
-                    // Another user's process (or one the kernel cannot name): not our browser.
-                    Self.refuse(connection, "This sign-in belongs to another user of this computer.")
-                    continue
+            // Backwards, so that removing one leaves the indices of those still to look at.
+            for index in pending.indices.reversed() where polled[index + 1].revents != 0 {
+                switch pending[index].readAvailable() {
+                case .waiting: continue
+                case .failed: close(pending.remove(at: index).connection)
+                case .requested(let target):
+                    let request = pending.remove(at: index)
+                    if let callback = answer(request.connection, target: target, flowID: flowID) { return callback }
                 }
-                guard URLComponents(string: callback.url)?.queryItems?.contains(where: { $0.name == "authd_flow" && $0.value == flowID }) == true else {
-                    Self.refuse(connection, "This is not the sign-in authctl is waiting for.")
-                    continue
-                }
-                return callback
             }
-            Self.send(connection, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
-            close(connection)
+            if accepting, polled[0].revents != 0 { acceptWaiting(into: &pending, now: now) }
         }
     }
 
-    /// The target of a `GET` request line, reading at most 16 KiB for at most 5 s.
-    private static func readRequestTarget(_ connection: Int32) -> String? {
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var head: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 2048)
-        while head.count < 16384 {
-            let count = read(connection, &buffer, buffer.count)
-            // The browser launcher's children end while we read: SIGCHLD interrupts the call.
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { break }
-            head += buffer[0..<count]
-            if head.firstIndex(of: UInt8(ascii: "\n")) != nil { break }
+    /// The most connections read at once; more from our own uid wait in the listen queue.
+    private static let maximumPending = 32
+
+    /// Accepts the connections waiting in the queue: ours are read from now on, another user's
+    /// (or one whose owner the kernel cannot name) are closed unread.
+    private func acceptWaiting(into pending: inout [PendingLoopbackRequest], now: Date) {
+        while pending.count < Self.maximumPending {
+            let connection = accept(fd, nil, nil)
+            if connection < 0, errno == EINTR || errno == ECONNABORTED { continue }
+            guard connection >= 0 else { return }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
+            guard LoopbackPeer.uid(of: connection, serverPort: port) == getuid() else {
+                close(connection)
+                continue
+            }
+            _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) | O_NONBLOCK)
+            pending.append(PendingLoopbackRequest(connection: connection, acceptedAt: now))
         }
-        guard let line = String(decoding: head, as: UTF8.self).split(separator: "\r\n").first else { return nil }
-        let parts = line.split(separator: " ")
-        guard parts.count >= 2, parts[0] == "GET" else { return nil }
-        return String(parts[1])
+    }
+
+    /// Answers a request whose line came in: the callback for this flow is returned open, with
+    /// its answer still to send; anything else is answered (403, 404) and closed.
+    private func answer(_ connection: Int32, target: String?, flowID: String) -> Callback? {
+        guard let target, target.hasPrefix("/callback") else {
+            Self.send(connection, Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+            close(connection)
+            return nil
+        }
+        let callback = Callback(url: "http://127.0.0.1:\(port)\(target)", connection: connection)
+        guard URLComponents(string: callback.url)?.queryItems?.contains(where: { $0.name == "authd_flow" && $0.value == flowID }) == true else {
+            Self.refuse(connection, "This is not the sign-in authctl is waiting for.")
+            return nil
+        }
+        // The answer waits for authd; then it is sent whole, for at most 5 s.
+        _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) & ~O_NONBLOCK)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return callback
     }
 
     /// Answers 403 with `message` and closes the connection; the listener goes on waiting.

@@ -37,9 +37,12 @@ struct BrowserCallbackTests {
             let flow = try #require(redirect.queryItems?.first { $0.name == "authd_flow" }?.value, "redirect_to carries no binding: \(redirect)")
 
             // Another user reads the authorize URL from the browser's command line and completes it
-            // with an account of theirs: the code is valid for this flow's PKCE challenge.
+            // with an account of theirs: the code is valid for this flow's PKCE challenge. The
+            // listener closes that user's connection unread: no HTTP answer at all (curl: an empty
+            // reply, or a reset; the last code it prints is the server's redirect to the listener).
             try stack.devPOST("/auth/v1/admin/dev/oauth", #"{"email":"attacker@example.com"}"#)
-            #expect(try curl(authorize, asNobody: true).stdout == "403")
+            let refused = try curl(authorize, asNobody: true)
+            #expect([52, 56].contains(refused.status) && refused.stdout.hasPrefix("30"), "\(refused.status) \(refused.stdout) \(refused.stderr)")
             // A junk callback from the user's own processes, without the binding, and an error that
             // names another flow: refused too.
             var junk = redirect
@@ -57,6 +60,68 @@ struct BrowserCallbackTests {
             #expect(login.stderr.contains("Signed in as victim@example.com"), "\(login.stderr)")
             #expect((try stack.statusJSON()["user"] as? [String: Any])?["email"] as? String == "victim@example.com")
             #expect(!flow.isEmpty)
+        }
+    }
+
+    /// Connects to 127.0.0.1:`argv[1]` and sends a byte every half second for a minute, saying
+    /// `connected`, then `closed` when the listener closes the connection.
+    private static let trickle = """
+        import socket, sys
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+        print("connected", flush=True)
+        s.settimeout(0.5)
+        try:
+            for _ in range(120):
+                s.send(b"G")
+                try:
+                    if s.recv(1) == b"":
+                        break
+                except socket.timeout:
+                    pass
+        except OSError:
+            pass
+        print("closed", flush=True)
+        """
+
+    @Test(.enabled(if: getuid() == 0, "needs root to connect as another user"))
+    func connectionsThatTrickleHoldUpNoSignIn() async throws {
+        try await Stack.running("trickle", lifetime: 3600) { stack in
+            try stack.startDaemon()
+            let (login, authorize, redirect) = try startLogin(stack, name: "trickled-login")
+            defer { login.stop() }
+            let port = String(try #require(redirect.port))
+            func trickler(_ name: String, asNobody: Bool = false) throws -> Spawned {
+                let python = ["/usr/bin/python3", "-c", Self.trickle, port]
+                let nobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+                let command = asNobody ? nobody + python : python
+                let spawned = try Spawned(command[0], Array(command.dropFirst()), environment: ["PATH": "/usr/bin:/bin"], in: stack.directory, name: name)
+                #expect(spawned.waitForOutput { $0.contains("connected") }, "\(name) did not connect")
+                return spawned
+            }
+
+            // A connection of our own that sends a byte now and then, never a whole request line,
+            // has 5 s for it in all, however it trickles; the sign-in waits on.
+            let first = try trickler("trickle-own")
+            defer { first.stop() }
+            #expect(first.waitForOutput(timeout: 15) { $0.contains("closed") }, "a trickling connection is held past its deadline")
+            #expect(login.process.isRunning, "the sign-in ended: \(login.stderr)")
+
+            // Another user's, the same way: closed unread at once. And with another slow one of our
+            // own still open, the browser's callback is answered at once.
+            let theirs = try trickler("trickle-nobody", asNobody: true)
+            defer { theirs.stop() }
+            let second = try trickler("trickle-own-again")
+            defer { second.stop() }
+            #expect(theirs.waitForOutput(timeout: 3) { $0.contains("closed") }, "another user's connection is still open")
+            try stack.devPOST("/auth/v1/admin/dev/oauth", #"{"email":"patient@example.com"}"#)
+            let started = Date()
+            let completed = try runCommand("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-L", "--max-time", "20", authorize],
+                                           environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
+            let took = Date().timeIntervalSince(started)
+            #expect(completed.stdout == "200", "\(completed.stdout) \(completed.stderr) \(login.stderr)")
+            #expect(took < 2, "the callback took \(took) s")
+            #expect(login.waitForExit(timeout: 30) == 0, "\(login.stderr)")
+            #expect(login.stderr.contains("Signed in as patient@example.com"), "\(login.stderr)")
         }
     }
 
