@@ -20,7 +20,7 @@ public struct OAuthFlow: Sendable, Equatable {
     /// What the browser was sent to do, which decides what may come back.
     public var kind: OAuthFlowKind = .signIn
     /// For an emailed link: the address it was sent to. A link that signs in another account
-    /// is refused (see `tokenHash(of:for:now:)`).
+    /// is refused (see `RedirectRules.disposition(of:for:channel:now:)`).
     public var emailAddress: String?
 
     /// Creates a flow.
@@ -76,10 +76,19 @@ public enum OAuthFlowFailure: Error, Sendable, Equatable {
     case anotherAccount
     /// The flow waited longer than `OAuthFlowBook.lifetime`.
     case expired
-    /// The provider or GoTrue sent the browser back with an error.
+    /// The provider or GoTrue sent the browser back with an error, in a redirect bound to the flow.
     case provider(error: String, code: String?, description: String?)
     /// The redirect carried neither a code nor an error.
     case malformedCallback(String)
+    /// A redirect handed over on a command line carried this parameter, a credential that works
+    /// for whoever sends it first (an email template's `token_hash`, or session tokens): every user
+    /// could read it there, so nothing of the redirect was used. A flow waiting for that address
+    /// goes on waiting.
+    case exposedCredential(parameter: String)
+    /// An error redirect that nothing ties to the flow (a custom scheme's redirect cannot carry
+    /// the flow's binding, and any web page can open one): it ends nothing and its words are not
+    /// shown. The flow goes on waiting.
+    case unboundError
 }
 
 /// The pending PKCE flows of one profile, and the rules that match a redirect to one of them.
@@ -90,7 +99,9 @@ public enum OAuthFlowFailure: Error, Sendable, Equatable {
 /// nothing. A redirect to a custom scheme arrives through `authctl open-url` with nothing but the
 /// URL (an app's allow-listed scheme address cannot take a query of ours): it is matched by its
 /// redirect address, and a newer flow to the same address replaces an older one, so two flows can
-/// never take each other's redirect. Each flow is used at most once.
+/// never take each other's redirect; since any web page can open such an address, only the
+/// flow's own code completes it, and nothing else sent there ends it (`RedirectRules`). Each flow
+/// is used at most once.
 ///
 /// A client keeps at most `capacityPerOwner` flows waiting (its oldest is dropped for a new
 /// one), and a profile at most `capacity`: a client starting flows in a loop cannot push out
@@ -132,54 +143,26 @@ public struct OAuthFlowBook: Sendable {
     /// Forgets a flow (cancelled, or its waiting client went away).
     public mutating func cancel(_ id: String) { flows.removeAll { $0.id == id } }
 
-    /// Removes and returns the flow the redirect `callback` belongs to: the one named `id`, or
-    /// else the newest whose redirect address the callback has. A bound flow is taken only by a
-    /// redirect carrying its binding; otherwise it stays, and the answer is `notThisFlow`.
-    public mutating func take(callback: URL, flowID id: String?) -> Result<OAuthFlow, OAuthFlowFailure> {
+    /// The flow the redirect `callback` belongs to, left in the book: the one named `id`, or else
+    /// the newest whose redirect address the callback has. A bound flow matches only a redirect
+    /// carrying its binding; otherwise the answer is `notThisFlow`. What the redirect may then do
+    /// to the flow is `RedirectRules.disposition(of:for:channel:now:)`'s to say.
+    public func match(callback: URL, flowID id: String?) -> Result<OAuthFlow, OAuthFlowFailure> {
         let address = Self.addressWithoutQuery(callback)
-        guard let index = flows.lastIndex(where: { flow in
+        guard let flow = flows.last(where: { flow in
             id.map { $0 == flow.id } ?? (Self.addressWithoutQuery(URL(string: flow.redirectTo)) == address)
         }) else { return .failure(.noPendingFlow(id ?? address)) }
-        if flows[index].isBound, Self.parameters(of: callback)[OAuthFlow.bindingParameter] != flows[index].id {
+        if flow.isBound, Self.parameters(of: callback)[OAuthFlow.bindingParameter] != flow.id {
             return .failure(.notThisFlow)
         }
-        return .success(flows.remove(at: index))
-    }
-
-    /// What the redirect says about `flow`: its authorization code, or why the sign-in failed.
-    public static func outcome(of callback: URL, for flow: OAuthFlow, now: Date) -> Result<String, OAuthFlowFailure> {
-        if isExpired(flow, now: now) { return .failure(.expired) }
-        let parameters = parameters(of: callback)
-        if let error = parameters["error"] ?? parameters["error_code"] {
-            return .failure(.provider(error: error, code: parameters["error_code"], description: parameters["error_description"]))
-        }
-        guard let code = parameters["code"], !code.isEmpty else {
-            return .failure(.malformedCallback("the redirect carries neither a code nor an error"))
-        }
-        return .success(code)
-    }
-
-    /// The `token_hash` and `type` an email link brought back for `flow`, nil when it brought
-    /// none or `flow` is not an email link's (the redirect then goes through `outcome`). Only a
-    /// link the user asked for may sign in this way: its flow must be pending at this redirect
-    /// address and not expired, the type must be one GoTrue verifies, and the caller must check
-    /// that the account signed in is `flow.emailAddress` (nothing ties a token hash to the
-    /// flow's verifier, so a link to someone else's account could otherwise be handed over).
-    public static func tokenHash(of callback: URL, for flow: OAuthFlow, now: Date) -> Result<(hash: String, type: OTPType), OAuthFlowFailure>? {
-        guard flow.kind == .emailLink || flow.kind == .recoveryLink else { return nil }
-        let parameters = parameters(of: callback)
-        guard let hash = parameters["token_hash"], !hash.isEmpty else { return nil }
-        if isExpired(flow, now: now) { return .failure(.expired) }
-        guard let text = parameters["type"], let type = OTPType(rawValue: text), ![.sms, .phoneChange].contains(type) else {
-            return .failure(.malformedCallback("the link's type is not one an emailed link verifies"))
-        }
-        return .success((hash, type))
+        return .success(flow)
     }
 
     /// The address a redirect was sent to, as `noPendingFlow` reports it.
     public static func address(of callback: URL) -> String { addressWithoutQuery(callback) }
 
-    private static func isExpired(_ flow: OAuthFlow, now: Date) -> Bool {
+    /// Whether `flow` has waited longer than `lifetime` at `now`.
+    static func isExpired(_ flow: OAuthFlow, now: Date) -> Bool {
         now.timeIntervalSince(flow.startedAt) > lifetime
     }
 
@@ -194,8 +177,8 @@ public struct OAuthFlowBook: Sendable {
     }
 
     /// Query and fragment parameters (GoTrue puts errors in the query for PKCE, but some providers'
-    /// errors come back in the fragment).
-    private static func parameters(of url: URL) -> [String: String] {
+    /// errors come back in the fragment, and the implicit flow's tokens always do).
+    static func parameters(of url: URL) -> [String: String] {
         var result: [String: String] = [:]
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         var fragment = URLComponents()

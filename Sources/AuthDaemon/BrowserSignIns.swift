@@ -171,40 +171,52 @@ public actor BrowserSignIns: Service {
     }
 
     /// Completes a browser sign-in with the URL the browser was sent back to, and answers
-    /// whoever waits for that flow (`wait`) the same way.
+    /// whoever waits for that flow (`wait`) the same way. `flowID` is given by a loopback
+    /// listener and absent for `authctl open-url`, which decides what the URL may carry
+    /// (`RedirectRules`); a refused redirect leaves its flow waiting.
     public func complete(callback: URL, flowID: String?) async -> Result<Void, SignInFailure> {
+        let channel = RedirectChannel(namesFlow: flowID != nil)
+        if let refusal = RedirectRules.screen(callback, channel: channel) {
+            // Checked before any flow is looked for: such a URL is answered the same whether or
+            // not a sign-in waits, and nothing of it reaches the server.
+            logger.notice("a redirect handed over on a command line carried a credential; refused unused", metadata: ["error": "\(refusal)"])
+            return .failure(.flow(refusal))
+        }
         let flow: OAuthFlow
-        switch flows.take(callback: callback, flowID: flowID) {
-        case .success(let taken): flow = taken
+        switch flows.match(callback: callback, flowID: flowID) {
+        case .success(let matched): flow = matched
         case .failure(let failure):
             // The flow itself (if any) goes on waiting for its own redirect.
             logger.info("a browser redirect matched no sign-in", metadata: ["error": "\(failure)"])
             return .failure(.flow(failure))
         }
-        let result: Result<Void, SignInFailure>
-        if let link = OAuthFlowBook.tokenHash(of: callback, for: flow, now: clock.now()) {
+        let credential: SignInCredential
+        let event: SessionEvent
+        var expected: ExpectedAccount?
+        switch RedirectRules.disposition(of: callback, for: flow, channel: channel, now: clock.now()) {
+        case .refuse(let failure):
+            logger.info("a browser redirect was refused; its sign-in goes on waiting", metadata: ["oauth.flow": "\(flow.id)", "error": "\(failure)"])
+            return .failure(.flow(failure))
+        case .end(let failure):
+            flows.cancel(flow.id)
+            logger.info("browser sign-in failed", metadata: ["oauth.flow": "\(flow.id)", "error": "\(failure)"])
+            finish(flow.id, with: .failure(.flow(failure)))
+            return .failure(.flow(failure))
+        case .exchangeCode(let code):
+            credential = .authorizationCode(code: code, codeVerifier: flow.codeVerifier)
+            event = Self.event(for: flow)
+        case .verifyTokenHash(let hash, let type):
             // A project whose email template links with the token hash: verified as such, and
             // kept only when it signs in the account the link was sent to.
-            switch link {
-            case .success(let link):
-                let event: SessionEvent = link.type == .recovery || flow.kind == .recoveryLink ? .passwordRecovery : .signedIn
-                // An email change's link signs in the user who asked for it, under the new address.
-                // Fails closed: a flow without its address takes only the user signed in now.
-                let expected: ExpectedAccount = link.type == .emailChange ? .signedInUser : flow.emailAddress.map(ExpectedAccount.email) ?? .signedInUser
-                result = await accounts.signIn(.tokenHash(link.hash, type: link.type), announcing: event, expecting: expected)
-            case .failure(let failure):
-                result = .failure(.flow(failure))
-            }
-            finish(flow.id, with: result)
-            return result
+            credential = .tokenHash(hash, type: type)
+            event = type == .recovery ? .passwordRecovery : Self.event(for: flow)
+            // An email change's link signs in the user who asked for it, under the new address.
+            // Fails closed: a flow without its address takes only the user signed in now.
+            expected = type == .emailChange ? .signedInUser : flow.emailAddress.map(ExpectedAccount.email) ?? .signedInUser
         }
-        switch OAuthFlowBook.outcome(of: callback, for: flow, now: clock.now()) {
-        case .failure(let failure):
-            logger.info("browser sign-in failed", metadata: ["oauth.flow": "\(flow.id)", "error": "\(failure)"])
-            result = .failure(.flow(failure))
-        case .success(let code):
-            result = await accounts.signIn(.authorizationCode(code: code, codeVerifier: flow.codeVerifier), announcing: Self.event(for: flow))
-        }
+        // Used once: taken before the server is asked, so that a second redirect finds nothing.
+        flows.cancel(flow.id)
+        let result = await accounts.signIn(credential, announcing: event, expecting: expected)
         // Whoever waits for this flow (`authctl login --redirect-url`) learns the outcome too.
         finish(flow.id, with: result)
         return result

@@ -70,6 +70,12 @@ enum SignInErrorText {
             return .application(.oauthFailed, "the link signs in another account than the one it was sent to, so it was refused (and that session ended): open the link from the email sent to you")
         case .tooManyFlows(let limit):
             return .application(.busy, "\(limit) browser sign-ins are waiting already: finish or cancel one, or wait \(Int(OAuthFlowBook.lifetime / 60)) minutes")
+        case .exposedCredential(parameter: "token_hash"):
+            return .application(.oauthFailed, "this link carries a token_hash, which signs in whoever hands it to the server first, and it came through an app's address, whose handler has it on a command line every user of this computer can read; authd did not use it (the server still takes it until it expires). Change the project's email template (Supabase dashboard, Authentication, Emails) to link with {{ .ConfirmationURL }}, which comes back with a PKCE code only authd can use, or let the link come back to this computer's loopback listener ('authctl login --otp --link' without --redirect-url). The code in the same email still signs in with 'authctl verify'; a sign-in waiting for this address goes on waiting")
+        case .exposedCredential:
+            return .application(.oauthFailed, "this redirect carries session tokens in the clear (a sign-in without PKCE), and it came through an app's address, whose handler has it on a command line every user of this computer can read; authd did not use them. Sign in with authctl, which asks the server for a PKCE code; a sign-in waiting for this address goes on waiting")
+        case .unboundError:
+            return .application(.oauthFailed, "an error came back to the app's address, but nothing ties it to a sign-in of yours (any web page can open that address), so it ended nothing and its text is not shown; a sign-in waiting there goes on waiting: if you cancelled it at the provider, press Ctrl-C where it waits and start again")
         }
     }
 

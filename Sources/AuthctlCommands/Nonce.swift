@@ -26,7 +26,12 @@ struct OpenURL: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open-url",
         abstract: "Complete a browser sign-in with the URL it was redirected to (run by the x-scheme-handler desktop entry).",
-        discussion: "Exit 8 when no sign-in waits for that URL or the provider refused.")
+        discussion: """
+        Exit 8 when no sign-in waits for that URL or the provider refused. A URL that carries a credential \
+        (an email template's token_hash, or session tokens) is refused unused, with exit 8 and what to change \
+        in the template: every user can read this command line. An error that nothing ties to your sign-in \
+        ends nothing.
+        """)
 
     @OptionGroup var global: GlobalOptions
 

@@ -45,9 +45,10 @@ import Testing
     @Test func aTokenHashLinkToAnotherAccountIsRefusedAndItsSessionEnded() async throws {
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(7, receivedAt: Date())])
         try await DaemonHarness.run(store: store) { daemon in
-            let sent = try await offPool { try daemon.connect().call(Methods.SendCode.self, .init(email: "a@example.com", redirectTo: "myapp://confirm")) }
-            #expect(sent.flowID != nil)
-            let refused = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm?token_hash=other-account-hash&type=magiclink"))
+            let sent = try await offPool { try daemon.connect().call(Methods.SendCode.self, .init(email: "a@example.com", redirectTo: self.loopback)) }
+            let flowID = try #require(sent.flowID)
+            let refused = try await Refusal.refusal(daemon, Methods.OAuthComplete.self,
+                                                    .init(flowID: flowID, callbackURL: "\(loopback)?authd_flow=\(flowID)&token_hash=other-account-hash&type=magiclink"))
             guard case .browserSignInFailed(let message)? = refused else { Issue.record("expected a refusal, got \(String(describing: refused))"); return }
             #expect(message.contains("another account"))
             // The foreign session is ended at the server with its own token; the user's stays.
@@ -56,25 +57,54 @@ import Testing
             let status = try await offPool { try daemon.connect().call(Methods.Status.self, ProfileParameters()) }
             #expect(status.state == "signed_in" && status.user?.email == "a@example.com")
             // A type no emailed link has is refused before anything is verified.
-            _ = try await offPool { try daemon.connect().call(Methods.SendCode.self, .init(email: "a@example.com", redirectTo: "myapp://confirm")) }
-            let sms = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm?token_hash=good-token-hash&type=sms"))
+            let again = try await offPool { try daemon.connect().call(Methods.SendCode.self, .init(email: "a@example.com", redirectTo: self.loopback)) }
+            let second = try #require(again.flowID)
+            let sms = try await Refusal.refusal(daemon, Methods.OAuthComplete.self,
+                                                .init(flowID: second, callbackURL: "\(loopback)?authd_flow=\(second)&token_hash=good-token-hash&type=sms"))
             #expect(Self.message(sms).contains("type"))
         }
     }
 
-    @Test func aTokenHashSignsInOnlyThroughAnEmailLinksFlow() async throws {
+    @Test func aTokenHashHandedOverOnACommandLineIsRefusedUnused() async throws {
         try await DaemonHarness.run { daemon in
-            // No flow at all: an app-scheme link opened from a web page signs nobody in.
+            // No flow at all: said the same way, and nothing is verified.
             let unasked = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm?token_hash=good-token-hash&type=email"))
-            #expect(unasked != nil)
-            // A provider sign-in's flow does not take a token hash either.
+            #expect(Self.message(unasked).contains("{{ .ConfirmationURL }}"))
+            // A provider sign-in's flow to that address gets the same answer.
             let begun = try await offPool { try daemon.connect().call(Methods.OAuthBegin.self, .init(provider: "github", redirectTo: "myapp://confirm")) }
             let refused = try await Refusal.refusal(daemon, Methods.OAuthComplete.self,
                                                     .init(callbackURL: "myapp://confirm?token_hash=good-token-hash&type=email"))
             guard case .browserSignInFailed(let message)? = refused else { Issue.record("expected a refusal, got \(String(describing: refused))"); return }
-            #expect(message.contains("neither a code nor an error"))
+            #expect(message.contains("email template") && !message.contains("good-token-hash"))
             #expect(!begun.flowID.isEmpty)
+            // The implicit flow's tokens, in the fragment, are refused the same way.
+            let implicit = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm#access_token=a&refresh_token=r"))
+            #expect(Self.message(implicit).contains("session tokens in the clear"))
             #expect(try await offPool { try daemon.connect().call(Methods.Status.self, ProfileParameters()) }.state == "signed_out")
+        }
+    }
+
+    /// A web page can open an app's address with anything in it: a token hash, an error with
+    /// words of its choosing, junk. None of it ends the user's flow, which its own code completes.
+    @Test func aCustomSchemeLinksFlowOutlivesWhatAWebPageSends() async throws {
+        try await DaemonHarness.run { daemon in
+            let sent = try await offPool { try daemon.connect().call(Methods.SendCode.self, .init(email: "a@example.com", redirectTo: "myapp://confirm")) }
+            #expect(sent.flowID != nil)
+            let hash = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm?token_hash=good-token-hash&type=magiclink"))
+            #expect(Self.message(hash).contains("goes on waiting"))
+            let page = "Your account was locked. Call support at 555-0100"
+            let error = try await Refusal.refusal(daemon, Methods.OAuthComplete.self,
+                                                  .init(callbackURL: "myapp://confirm?error=access_denied&error_description=\(page.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"))
+            #expect(Self.message(error).contains("ended nothing") && !Self.message(error).contains("Call support"))
+            let junk = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm?state=x"))
+            #expect(Self.message(junk).contains("neither a code nor an error"))
+            #expect(try await offPool { try daemon.connect().call(Methods.Status.self, ProfileParameters()) }.state == "signed_out")
+            // The flow still waits: its code reaches the exchange (which FakeGoTrue refuses, not
+            // knowing the flow's verifier), and uses the flow up.
+            let code = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm?code=c0de"))
+            #expect(Self.message(code).contains("Invalid login credentials"))
+            let used = try await Refusal.refusal(daemon, Methods.OAuthComplete.self, .init(callbackURL: "myapp://confirm?code=c0de"))
+            #expect(Self.message(used).contains("no browser sign-in is waiting"))
         }
     }
 
