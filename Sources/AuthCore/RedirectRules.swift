@@ -94,4 +94,13 @@ public enum RedirectRules {
         }
         return .exchangeCode(code)
     }
+
+    /// Whether a flow goes on waiting after the server refused the code a redirect brought, with
+    /// `serverCode`: only for a flow the redirect is not bound to (a custom scheme's, which any
+    /// web page can open with a code of its own or none), and only when the server said the code
+    /// is not this flow's (unknown, or made for another verifier). Its own code still completes it.
+    public static func keepsWaiting(afterRefusal serverCode: String?, bound: Bool) -> Bool {
+        guard !bound, let serverCode else { return false }
+        return serverCode == "flow_state_not_found" || serverCode == "bad_code_verifier"
+    }
 }

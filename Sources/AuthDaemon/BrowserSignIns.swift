@@ -214,9 +214,18 @@ public actor BrowserSignIns: Service {
             // Fails closed: a flow without its address takes only the user signed in now.
             expected = type == .emailChange ? .signedInUser : flow.emailAddress.map(ExpectedAccount.email) ?? .signedInUser
         }
-        // Used once: taken before the server is asked, so that a second redirect finds nothing.
-        flows.cancel(flow.id)
+        let bound = RedirectRules.isBound(callback, to: flow)
+        // Used once: a bound flow is taken before the server is asked, so that a second redirect
+        // finds nothing. An unbound one stays until the server has taken the code: any web page
+        // can open the app's address with a junk code, which must not end the user's sign-in.
+        if bound { flows.cancel(flow.id) }
         let result = await accounts.signIn(credential, announcing: event, expecting: expected)
+        if case .failure(.server(.http(_, let code, _, _))) = result, RedirectRules.keepsWaiting(afterRefusal: code, bound: bound) {
+            logger.info("the server refused a code handed to an app's address; its sign-in goes on waiting",
+                        metadata: ["oauth.flow": "\(flow.id)", "error": "\(code ?? "")"])
+            return result
+        }
+        flows.cancel(flow.id)
         // Whoever waits for this flow (`authctl login --redirect-url`) learns the outcome too.
         finish(flow.id, with: result)
         return result

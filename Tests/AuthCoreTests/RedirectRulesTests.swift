@@ -116,4 +116,15 @@ import Testing
         #expect(RedirectRules.disposition(of: loopback("token_hash=x&type=recovery"), for: recovery, channel: .listener, now: soon)
                 == .verifyTokenHash("x", type: .recovery))
     }
+
+    /// A junk code at an app's address (any web page can open it) is refused by the server as
+    /// not this flow's: the unbound flow goes on waiting. A bound flow ends, as does any other
+    /// refusal (the code was the flow's own, and is spent).
+    @Test func onlyAnUnboundFlowOutlivesACodeTheServerSaysIsNotItsOwn() {
+        #expect(RedirectRules.keepsWaiting(afterRefusal: "flow_state_not_found", bound: false))
+        #expect(RedirectRules.keepsWaiting(afterRefusal: "bad_code_verifier", bound: false))
+        #expect(!RedirectRules.keepsWaiting(afterRefusal: "flow_state_not_found", bound: true))
+        #expect(!RedirectRules.keepsWaiting(afterRefusal: "flow_state_expired", bound: false))
+        #expect(!RedirectRules.keepsWaiting(afterRefusal: nil, bound: false))
+    }
 }

@@ -100,8 +100,9 @@ struct LinkPrivacyTests {
         }
     }
 
-    /// A web page opens `myapp://confirm?error=…&error_description=<words of its choosing>`: nothing
-    /// ties it to the user's sign-in, so it ends nothing and its words are printed nowhere.
+    /// A web page opens `myapp://confirm?error=…&error_description=<words of its choosing>`, or
+    /// the app's address with a code of its own: nothing ties either to the user's sign-in, so
+    /// neither ends it, and the page's words are printed nowhere.
     @Test func anErrorAWebPageSendsToTheAppsAddressEndsNothingAndIsNotShown() async throws {
         try await Stack.running("unbound-error", lifetime: 3600) { stack in
             let email = newEmail("page")
@@ -119,6 +120,10 @@ struct LinkPrivacyTests {
             #expect(page.stderr.contains("ended nothing"), "\(page.stderr)")
             #expect(!(page.stdout + page.stderr).contains("Call support") && !page.stderr.contains("locked"))
             #expect(waiting.process.isRunning, "the page ended the sign-in: \(waiting.stderr)")
+            // A code of the page's own (the server knows no flow for it) ends nothing either.
+            let junk = try stack.authctl(["open-url", "myapp://confirm?code=00000000-0000-4000-8000-000000000000"])
+            #expect(junk.status == 8, "\(junk.stderr)")
+            #expect(waiting.process.isRunning, "a junk code ended the sign-in: \(waiting.stderr)")
 
             let completed = try stack.authctl(["open-url", try redirect(of: link, stack)])
             #expect(completed.status == 0, "\(completed.stderr)")
