@@ -36,7 +36,9 @@ final class LoopbackRedirectListener {
         let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        guard bound == 0, named == 0, listen(fd, 8) == 0 else {
+        // The kernel's largest queue: another user's connections, closed unread, must not leave
+        // the browser's connect waiting for room.
+        guard bound == 0, named == 0, listen(fd, SOMAXCONN) == 0 else {
             close(fd)
             throw Failure("cannot listen on 127.0.0.1 for the browser: \(String(cString: strerror(errno)))", .failure)
         }
@@ -99,28 +101,41 @@ final class LoopbackRedirectListener {
                     if let callback = answer(request.connection, target: target, flowID: flowID) { return callback }
                 }
             }
-            if accepting, polled[0].revents != 0 { acceptWaiting(into: &pending, now: now) }
+            if accepting, polled[0].revents != 0 { acceptWaiting(into: &pending) }
         }
     }
 
     /// The most connections read at once; more from our own uid wait in the listen queue.
     private static let maximumPending = 32
+    /// The most connections accepted before the loop reads those it has again: a stream of
+    /// another user's connections, each costing a look at the kernel's socket tables, never keeps
+    /// the loop from reading the browser's request.
+    private static let acceptsPerTurn = 8
 
-    /// Accepts the connections waiting in the queue: ours are read from now on, another user's
-    /// (or one whose owner the kernel cannot name) are closed unread.
-    private func acceptWaiting(into pending: inout [PendingLoopbackRequest], now: Date) {
-        while pending.count < Self.maximumPending {
-            let connection = accept(fd, nil, nil)
-            if connection < 0, errno == EINTR || errno == ECONNABORTED { continue }
+    /// Accepts some of the connections waiting in the queue: ours are read from now on, each with
+    /// its deadline counted from its own accept; another user's (or one whose owner the kernel
+    /// cannot name) are reset unread.
+    private func acceptWaiting(into pending: inout [PendingLoopbackRequest]) {
+        for _ in 0..<Self.acceptsPerTurn where pending.count < Self.maximumPending {
+            var connection: Int32
+            repeat { connection = accept(fd, nil, nil) } while connection < 0 && (errno == EINTR || errno == ECONNABORTED)
             guard connection >= 0 else { return }
             _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
             guard LoopbackPeer.uid(of: connection, serverPort: port) == getuid() else {
-                close(connection)
+                Self.reset(connection)
                 continue
             }
             _ = fcntl(connection, F_SETFL, fcntl(connection, F_GETFL) | O_NONBLOCK)
-            pending.append(PendingLoopbackRequest(connection: connection, acceptedAt: now))
+            pending.append(PendingLoopbackRequest(connection: connection, acceptedAt: Date()))
         }
+    }
+
+    /// Closes `connection` with a reset rather than a goodbye: no TIME_WAIT entry is left in the
+    /// socket tables, which every later connection's owner is looked up in.
+    private static func reset(_ connection: Int32) {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        setsockopt(connection, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+        close(connection)
     }
 
     /// Answers a request whose line came in: the callback for this flow is returned open, with
@@ -153,7 +168,8 @@ final class LoopbackRedirectListener {
     fileprivate static func send(_ connection: Int32, _ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a peer that went away (a closed tab) must not end authctl with SIGPIPE.
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written < 0, errno == EINTR { continue }
             if written <= 0 { return }
             offset += written
