@@ -5,15 +5,17 @@ import FoundationEssentials
 /// outside its shape is not used at all: the claims come from the server, and a notice built
 /// from `a@b.c; touch x` would show that as the thing to run. Real values fall well inside.
 public enum ClaimShape {
-    /// A plain email address: a local part of ASCII letters, digits and `._%+-` that starts with
-    /// a letter or digit (at most 64), `@`, and a domain of dot-separated labels of letters,
-    /// digits and `-` (at most 253). Quoted local parts and other rare characters the standard
-    /// allows are left out on purpose.
+    /// A plain email address: a local part of ASCII letters, digits and the other characters an
+    /// unquoted local part may hold (`!#$%&'*+/=?^_`{|}~.-`, what GoTrue's address check takes),
+    /// not starting with `-` (at most 64), `@`, and a domain of dot-separated labels of letters,
+    /// digits and `-` (at most 253). Quoted local parts, spaces, control characters and anything
+    /// outside ASCII are left out on purpose: the command the value goes into is quoted for the
+    /// shell, but a person reads it first.
     public static func isEmail(_ text: String) -> Bool {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...64).contains(parts[0].utf8.count), (1...253).contains(parts[1].utf8.count),
-              let first = parts[0].utf8.first, isLetterOrDigit(first) else { return false }
-        let local = parts[0].utf8.allSatisfy { isLetterOrDigit($0) || Array("._%+-".utf8).contains($0) }
+              parts[0].utf8.first != UInt8(ascii: "-") else { return false }
+        let local = parts[0].utf8.allSatisfy { isLetterOrDigit($0) || Array("!#$%&'*+/=?^_`{|}~.-".utf8).contains($0) }
         let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
         let domain = labels.allSatisfy { label in
             (1...63).contains(label.utf8.count) && label.utf8.allSatisfy { isLetterOrDigit($0) || $0 == UInt8(ascii: "-") }

@@ -16,6 +16,7 @@ public enum BrowserURLRule {
         /// Plain http from a project that is not plain http on this machine.
         case plainHTTP
 
+        /// Why the address is refused, in words that quote nothing of it but its scheme.
         public var description: String {
             switch self {
             case .notAURL: return "it is not an https URL"
