@@ -218,7 +218,8 @@ import Testing
                 finished.withLock { $0 = true }
             }.start()
             // Shutdown begins only once connections are arriving, so that it meets them.
-            while accepted.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+            while accepted.withLock({ $0 }) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         }
         // The process survived (a crash would have ended the run), the connections did arrive, and
         // once the daemon was gone they were refused rather than left hanging.
