@@ -80,8 +80,9 @@ enum DaemonMethods {
             return Methods.SignOut.Result(status: await profile.session.status(), serverConfirmed: outcome.confirmed, serverDetail: outcome.detail)
         }
 
+        // Open to every program: `ServerCheck` keeps any of them from making authd flood the server.
         table.register(Methods.CheckServer.self, for: .everyone) { parameters, _ throws(RPCErrorObject) in
-            await (try registry.profile(parameters.profile)).accounts.checkServer()
+            await (try registry.profile(parameters.profile)).serverCheck.result()
         }
 
         table.registerStreaming(Methods.Subscribe.self, for: .profileUsers) { parameters, envelope, connection throws(RPCErrorObject) in

@@ -14,6 +14,8 @@ public struct ProfileServices: Service, CustomStringConvertible {
     public let browser: BrowserSignIns
     /// The access token's claims, checked against the project's published keys.
     public let claims: ClaimsReader
+    /// `daemon.checkServer`, with calls sharing one request and a recent answer reused.
+    public let serverCheck: ServerCheck
 
     /// The profile's name.
     public var profile: String { session.profile }
@@ -31,6 +33,7 @@ public struct ProfileServices: Service, CustomStringConvertible {
         browser = BrowserSignIns(accounts: accounts, api: session.api, clock: session.clock, monotonic: session.monotonic,
                                  logger: session.logger)
         claims = ClaimsReader(api: session.api, clock: session.clock, logger: session.logger)
+        serverCheck = ServerCheck(accounts: accounts, monotonic: session.monotonic)
     }
 
     /// Runs the session and the browser sign-ins' timers until cancelled or a graceful shutdown.

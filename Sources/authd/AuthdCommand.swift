@@ -145,6 +145,7 @@ struct AuthdCommand: AsyncParsableCommand {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         logger.info("starting", metadata: ["authd.version": "\(AuthdVersion.string)", "authd.profiles": "\(drivers.map(\.profile).joined(separator: ","))"])
+        PeerPidfdSupport.logAtStart(logger)
         do {
             try await group.run()
         } catch let error as SocketSetupError {

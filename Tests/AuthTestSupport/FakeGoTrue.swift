@@ -15,6 +15,8 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var signOutTokens: [String] = []
         var refreshDelay: Duration = .zero
         var serverClock: Result<Date?, ServerFailure> = .success(nil)
+        var healthChecks = 0
+        var healthDelay: Duration = .zero
         var codesSent: [CodeRequest] = []
         var links: [EmailLink?] = []
         var reauthentications = 0
@@ -44,8 +46,19 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
     public func setRefreshDelay(_ delay: Duration) { state.withLock { $0.refreshDelay = delay } }
     /// What `health()` answers: the server's clock, or a failure.
     public func setServerClock(_ clock: Result<Date?, ServerFailure>) { state.withLock { $0.serverClock = clock } }
-    /// The scripted `health()` answer.
-    public func health() async throws(ServerFailure) -> Date? { try state.withLock { $0.serverClock }.get() }
+    /// Makes each health check take this long (to let calls pile up while one is under way).
+    public func setHealthDelay(_ delay: Duration) { state.withLock { $0.healthDelay = delay } }
+    /// How many health checks were made.
+    public var healthChecks: Int { state.withLock { $0.healthChecks } }
+    /// The scripted `health()` answer, after `setHealthDelay`'s delay.
+    public func health() async throws(ServerFailure) -> Date? {
+        let delay = state.withLock { state in
+            state.healthChecks += 1
+            return state.healthDelay
+        }
+        if delay > .zero { try? await Task.sleep(for: delay) }
+        return try state.withLock { $0.serverClock }.get()
+    }
     /// How many refresh calls were made.
     public var refreshCalls: Int { state.withLock { $0.refreshCalls } }
     /// The scopes of sign-out calls, in order.

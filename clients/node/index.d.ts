@@ -41,6 +41,12 @@ export interface Status {
 
 /** A connection to authd for one profile. Calls may overlap; answers are matched by id. */
 export class Client {
+  /**
+   * A client of `profile` (null: authd's default) at `socketPath` (null: `socketPath()`, so
+   * `$AUTHD_SOCKET`, else `$XDG_RUNTIME_DIR/authd/authd.sock`); it connects at its first call.
+   * `connect()` also checks at once that authd answers and has the profile.
+   */
+  constructor(profile?: string | null, socketPath?: string | null, clientName?: string | null);
   readonly profile: string | null;
   readonly path: string;
   readonly clientName: string;

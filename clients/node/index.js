@@ -381,15 +381,24 @@ class Connection {
   }
 }
 
-/** A connection to authd for one profile. Calls may overlap; answers are matched by id. */
+/** The name a client gives authd when it was given none: the script's, else node's. */
+function defaultClientName() {
+  return path.basename(process.argv[1] || process.argv0 || 'node');
+}
+
+/**
+ * A connection to authd for one profile. Calls may overlap; answers are matched by id. Made
+ * without arguments it asks about the default profile at `socketPath()`, as `connect()` does;
+ * unlike `connect()`, it connects only at the first call.
+ */
 class Client {
-  constructor(profile, socketFile, clientName) {
+  constructor(profile = null, socketFile = null, clientName = null) {
     /** The profile this client asks about; null for authd's default profile. */
-    this.profile = profile;
-    /** The socket this client connects to. */
-    this.path = socketFile;
+    this.profile = profile ?? null;
+    /** The socket this client connects to: `socketPath()` unless one was given. */
+    this.path = socketFile || socketPath();
     /** Shown in authd's logs only; authd identifies clients by what the kernel says. */
-    this.clientName = clientName;
+    this.clientName = clientName || defaultClientName();
     this.connection = null;
     this.connecting = null;
     this.lastHello = null;
@@ -542,8 +551,7 @@ class EventStream {
  * user, and throws ForeignDaemon without sending anything when not.
  */
 async function connect({ profile = null, socketPath: socketFile = null, clientName = null } = {}) {
-  const name = clientName || path.basename(process.argv[1] || process.argv0 || 'node');
-  const client = new Client(profile, socketFile || socketPath(), name);
+  const client = new Client(profile, socketFile, clientName);
   const connection = await client.ensure();
   const profiles = Array.isArray(connection.hello.profiles) ? connection.hello.profiles : [];
   if (profile !== null && !profiles.includes(profile)) {
