@@ -55,31 +55,6 @@ public struct AccountOperations: Sendable {
         }
     }
 
-    /// Takes over the session an app held until now: exchanges its refresh token
-    /// (`grant_type=refresh_token`) and adopts the new session, announced as `SIGNED_IN`. A
-    /// refused token changes nothing here. The exchange spends the app's copy of the token.
-    public func takeOver(refreshToken: String) async -> Result<Void, SignInFailure> {
-        let credential = SignInCredential.refreshToken(refreshToken)
-        let grant: SessionGrant
-        do {
-            grant = try await api.signIn(credential, captchaToken: nil)
-        } catch where error.leavesOutcomeUnknown {
-            // The server may have rotated the token and the answer was lost: the token is then
-            // the immediate parent of the session's current one, which GoTrue always accepts
-            // once more, answering with that current token. Without this retry the user would
-            // hold a spent token and have to sign in again.
-            logger.info("no clear answer to the session take-over; trying once more", metadata: ["error": "\(error.readableDescription)"])
-            do { grant = try await api.signIn(credential, captchaToken: nil) } catch {
-                logger.info("session take-over refused", metadata: ["error": "\(error.readableDescription)"])
-                return .failure(.server(error))
-            }
-        } catch {
-            logger.info("session take-over refused", metadata: ["error": "\(error.readableDescription)"])
-            return .failure(.server(error))
-        }
-        return await session.adopt(grant, announcing: .signedIn).mapError { .replaced($0) }
-    }
-
     /// Creates an account. When the project confirms automatically the new session is adopted
     /// as by a sign-in; otherwise nothing changes here until the emailed code is verified.
     public func signUp(_ request: SignUpRequest, captchaToken: String? = nil) async -> Result<SignUpOutcome, SignInFailure> {

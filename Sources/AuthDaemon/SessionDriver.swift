@@ -237,6 +237,33 @@ public actor SessionDriver: Service {
         }
     }
 
+    /// Adopts the session a take-over's exchange of an app's refresh token granted, as `adopt`
+    /// does (announced as `SIGNED_IN`), then has the machine refresh it once more at once and
+    /// returns when that refresh is stored or has failed: `SessionTakeOver` says why, and what the
+    /// outcome means. Fails, as `adopt`, when another sign-in or a sign-out overtook the adoption.
+    public func adoptTakenOver(_ grant: SessionGrant) async -> Result<SessionTakeOver.Outcome, TokenFailure> {
+        let id = makeRequestID()
+        let now = clock.now()
+        // The generation the machine gives this session, read before anything else can run on
+        // the actor: a later sign-in or sign-out changes it, and the outcome must see that.
+        var generation: UInt64 = 0
+        let answer = await withCheckedContinuation { continuation in
+            answers[id] = continuation
+            apply(machine.signedIn(Session(grant: grant, receivedAt: now), request: id, now: now, announcing: .signedIn))
+            generation = machine.generation
+        }
+        if case .failure(let failure) = answer {
+            logger.info("take-over overtaken by another sign-in or a sign-out")
+            return .failure(failure)
+        }
+        logger.info("signed in with a session taken over; refreshing it once more", metadata: ["user.id": "\(grant.user.id)"])
+        if SessionTakeOver.needsSecondExchange(machine, adoptedRefreshToken: grant.refreshToken, generation: generation) {
+            apply(machine.refreshRequested(now: clock.now()))
+        }
+        await settled()
+        return .success(SessionTakeOver.outcome(of: machine, adoptedRefreshToken: grant.refreshToken, generation: generation))
+    }
+
     /// Runs `call`, a server call that replaces the session's tokens in place (an MFA
     /// verification), with an access token valid for `ServerCallToken.minimumValidity` and with
     /// refreshes held back while it is out (`SessionMachine.holdRefreshes`); the session it

@@ -29,8 +29,11 @@ extension Methods {
     }
 
     /// `session.signInWithRefreshToken`: move a session an app kept in its own storage into
-    /// authd. authd exchanges the refresh token at once (which proves it and spends the app's
-    /// copy) and from then on is the session's only refresher. The app must forget its tokens.
+    /// authd. authd exchanges the refresh token (which proves it), then refreshes the session
+    /// once more at once, so that the app's copy is no longer the immediate parent of the
+    /// current token (which GoTrue would answer with it), and from then on is the session's only
+    /// refresher. The result's `degraded` is set when that second refresh is still to be retried.
+    /// The app must forget its tokens: presenting them again ends the whole session.
     public enum SignInWithRefreshToken: RPCMethod {
         public static let name = "session.signInWithRefreshToken"
         /// The session's refresh token.

@@ -211,11 +211,22 @@ struct Login: ParsableCommand {
             if anonymous, status.isSignedIn {
                 note("This user has no email address: it is lost when signed out. Keep it with 'authctl user update --email ADDRESS'.")
             }
+            if withSession, status.isSignedIn { note(Self.takeOverNote(status)) }
             let second = SecondFactorPrompt.afterSignIn(status, connection: connection)
             if second.status.isSignedIn { try reportSignedIn(second.status, json: json) } else if json { try printJSON(second.status) }
             // Signed in at aal1 with a second factor left to verify (or no longer signed in): the exit status says so.
             if let failure = second.failure { throw failure }
         }
+    }
+
+    /// What the user must do about the app's copy once authd holds its session. The take-over
+    /// refreshed the session twice unless `degraded` is set: the app's refresh token is then two
+    /// steps behind, and GoTrue ends the whole session when it sees it again. While the second
+    /// refresh waits for a retry, the copy is still the parent of authd's token and gets it.
+    static func takeOverNote(_ status: SessionStatus) -> String {
+        let delete = "Delete the app's stored copy of the session: should the app present its old refresh token again, the server takes it for a stolen one and ends the session, for authd and every app alike."
+        guard let degraded = status.degraded else { return "authd now refreshes this session. " + delete }
+        return "authd holds this session but could not refresh it a second time yet (\(degraded.detail.escapedForTerminal)): until it does, the app's old refresh token still gets tokens of this session. authd retries on its own ('authctl status' shows when). Quit the app now. " + delete
     }
 
     /// The refresh token `--with-session` takes: asked for without echo on a terminal, else read

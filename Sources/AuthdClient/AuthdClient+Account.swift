@@ -150,9 +150,11 @@ extension AuthdClient {
     }
 
     /// Moves a session this app kept in its own storage into authd: authd exchanges the refresh
-    /// token at once and refreshes the session from then on. Delete the app's copy of the
-    /// tokens afterwards, whatever the outcome: it is spent once authd has exchanged it. Read a
-    /// stored session with `StoredSession.refreshToken(in:)`.
+    /// token, refreshes the session once more at once and from then on. Stop refreshing before,
+    /// and delete the app's copy of the tokens afterwards, whatever the outcome: presenting it
+    /// again makes the server end the whole session, authd's included. A status with
+    /// `degraded` set says the second refresh is still to be retried (until then the copy still
+    /// reaches the session). Read a stored session with `StoredSession.refreshToken(in:)`.
     public func signIn(refreshToken: String) async throws(AuthdError) -> SessionStatus {
         try await call(Methods.SignInWithRefreshToken.self, .init(profile: profile, refreshToken: refreshToken))
     }

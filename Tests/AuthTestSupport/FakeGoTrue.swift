@@ -34,6 +34,8 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var refreshesDuringVerify = 0
         var verifying = false
         var verifyFailures: [ServerFailure] = []
+        /// Refreshes that succeed before `refreshFailures` start (`failRefreshes(after:with:)`).
+        var refreshSuccessesBeforeFailures = 0
     }
     private let state = Mutex(State())
 
@@ -201,11 +203,24 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         URL(string: "https://example.invalid/authorize?provider=\(provider)&code_challenge=\(codeChallenge)")!
     }
 
+    /// Lets `successes` more refreshes succeed, then fails the next ones with `failures`, in
+    /// order (a take-over's second exchange, after its first).
+    public func failRefreshes(after successes: Int, with failures: [ServerFailure]) {
+        state.withLock { state in
+            state.refreshSuccessesBeforeFailures = successes
+            state.refreshFailures = failures
+        }
+    }
+
     /// Rotates, or fails with the next scripted failure.
     public func refresh(refreshToken: String) async throws(ServerFailure) -> SessionGrant {
         let (failure, delay) = state.withLock { state -> (ServerFailure?, Duration) in
             state.refreshCalls += 1
             if state.verifying { state.refreshesDuringVerify += 1 }
+            if state.refreshSuccessesBeforeFailures > 0 {
+                state.refreshSuccessesBeforeFailures -= 1
+                return (nil, state.refreshDelay)
+            }
             return (state.refreshFailures.isEmpty ? nil : state.refreshFailures.removeFirst(), state.refreshDelay)
         }
         if delay > .zero { try? await Task.sleep(for: delay) }

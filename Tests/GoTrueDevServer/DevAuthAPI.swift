@@ -4,9 +4,11 @@ import Synchronization
 /// The development server's endpoints: request in, response out, with the time passed in.
 ///
 /// Faithful to GoTrue where authd and the official clients can tell the difference: the session
-/// JSON, the JWT claims, both error formats, and refresh-token rotation (parent token answers the
-/// current one; older revoked tokens only within the reuse interval; otherwise the whole session
-/// is revoked with `refresh_token_already_used`).
+/// JSON, the JWT claims, both error formats, and refresh-token rotation as GoTrue does it for its
+/// v2 (counter) refresh tokens: the parent of the current token is always answered with the
+/// current one; an older revoked token too, but only while the session's last refresh is less
+/// than the reuse interval away (and that answer counts as a refresh); otherwise the whole
+/// session is deleted with `refresh_token_already_used`.
 ///
 /// MFA (`DevMFAEndpoints.swift`): `POST /factors` enrolls a TOTP or phone factor,
 /// `POST /factors/{id}/challenge` and `POST /factors/{id}/verify` raise the session to `aal2`
@@ -331,19 +333,27 @@ public final class DevAuthAPI: Sendable {
         if store.isLowAALExpired(session, user: user, now: now) {
             return DevError.response(400, "session_expired", "Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)", request: request)
         }
-        guard let revokedAt = row.revokedAt else {
+        guard row.revokedAt != nil else {
             // The current token: rotate it.
             store.refreshTokens[presented]?.revokedAt = now
+            store.sessions[session.id]?.refreshedAt = now
             let child = newRefreshToken(session: session.id, parent: presented, store: &store, now: now)
             var answer = DevResponse.json(200, sessionJSON(user: user, session: session, refreshToken: child, store: store, now: now))
             answer.delay = options.refreshResponseDelay
             return answer
         }
         let active = store.activeToken[session.id]
+        // GoTrue's "fail-to-save" cause: the token one step behind, however late. A session
+        // whose current token came from an MFA verification has no such parent in a client's
+        // hands (`DevMFAEndpoints.raiseSession`).
         let isParentOfActive = active.flatMap { store.refreshTokens[$0]?.parent } == presented
-        let withinReuseInterval = now.timeIntervalSince(revokedAt) < options.reuseInterval
+        // GoTrue's "concurrent-refresh" cause: any older token, while the session's last refresh
+        // is less than the reuse interval away, either side (it is not when the token was revoked).
+        let withinReuseInterval = abs(now.timeIntervalSince(session.lastRefreshedAt)) < options.reuseInterval
         if let active, isParentOfActive || withinReuseInterval {
-            // A client that crashed before saving the rotated token may present its parent again.
+            // Answered with the current token, not a new one; GoTrue records it as a refresh,
+            // which moves the reuse window on.
+            store.sessions[session.id]?.refreshedAt = now
             return .json(200, sessionJSON(user: user, session: session, refreshToken: active, store: store, now: now))
         }
         // Reuse of an old token: treat it as stolen and end the whole session.

@@ -276,10 +276,10 @@ extension DevAuthAPI {
         // GoTrue moves a v2 session's token counter on by two, not one: the token the client
         // holds (issued at aal1) is then two steps behind, no longer the "one step behind" parent
         // that is always answered, and presenting it later counts as reuse of a revoked token
-        // (judged from the session's last refresh, its issue time). The skipped step is a parent
-        // that was never handed out.
+        // (judged from the session's last refresh, which the verification is not:
+        // `DevSession.lastRefreshedAt`). The skipped step is a parent that was never handed out.
         if let previous = store.activeToken[sessionID], let row = store.refreshTokens[previous] {
-            store.refreshTokens[previous]?.revokedAt = row.revokedAt ?? row.issuedAt
+            store.refreshTokens[previous]?.revokedAt = row.revokedAt ?? now
         }
         let refreshToken = newRefreshToken(session: sessionID, parent: "never-issued-" + Self.randomToken(), store: &store, now: now)
         guard let user = store.users[userID] else {

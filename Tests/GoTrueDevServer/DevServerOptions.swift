@@ -6,7 +6,8 @@ public struct DevServerOptions: Sendable {
     public var jwtSecret: String
     /// Access-token lifetime in seconds (`expires_in`).
     public var accessTokenLifetime: Int
-    /// How long a revoked refresh token may still be presented (GoTrue's `REUSE_INTERVAL`, default 0).
+    /// GoTrue's `REUSE_INTERVAL` (default 0): how near the session's last refresh, either side, a
+    /// revoked refresh token older than the current one's parent is still answered.
     public var reuseInterval: TimeInterval
     /// When set, every request must carry this `apikey` header, like the Supabase gateway demands.
     public var anonKey: String?

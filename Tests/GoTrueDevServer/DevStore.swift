@@ -108,6 +108,13 @@ struct DevSession: Sendable {
     /// The factor whose verification made the session `aal2` (GoTrue's `sessions.factor_id`):
     /// unenrolling that factor downgrades the session.
     var factorID: String?
+    /// GoTrue's `sessions.refreshed_at`: when a refresh grant last answered for the session, a
+    /// rotation or an accepted reuse alike; nil before the first.
+    var refreshedAt: Date?
+
+    /// GoTrue's `Session.LastRefreshedAt`: the last refresh, or the sign-in before any. The reuse
+    /// window of a token two or more steps behind counts from here (either side of it).
+    var lastRefreshedAt: Date { refreshedAt ?? createdAt }
 }
 
 /// One authentication method of a session and when it was last used.
@@ -121,9 +128,11 @@ struct DevRefreshToken: Sendable {
     var token: String
     var sessionID: String
     var parent: String?
-    /// When it was issued: GoTrue's reuse window for a token left behind by an MFA verification
-    /// counts from the session's last refresh, that is from here.
+    /// When it was issued.
     var issuedAt: Date
+    /// When it was revoked (rotated away, or left behind by an MFA verification). Whether a
+    /// revoked token is still answered depends on the session, not on this date
+    /// (`DevSession.lastRefreshedAt`).
     var revokedAt: Date?
 }
 

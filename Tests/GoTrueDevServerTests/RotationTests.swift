@@ -71,10 +71,37 @@ import FoundationNetworking
         let r0 = post("/signup", ["email": "clock@example.com", "password": "password-1"], at: t0)["refresh_token"] as! String
         let r1 = post("/token?grant_type=refresh_token", ["refresh_token": r0], at: t0)["refresh_token"] as! String
         _ = post("/token?grant_type=refresh_token", ["refresh_token": r1], at: t0.addingTimeInterval(1))
-        // r0 was revoked at t0: 9 s later it is inside the window, 11 s later outside.
+        // The session was last refreshed at t0 + 1: r0 is inside the window 8 s later, and that
+        // answer is a refresh too, so r0 is outside it only 11 s after that.
         #expect(post("/token?grant_type=refresh_token", ["refresh_token": r0], at: t0.addingTimeInterval(9))["refresh_token"] != nil)
-        #expect(post("/token?grant_type=refresh_token", ["refresh_token": r0], at: t0.addingTimeInterval(11))["code"] as? String
+        #expect(post("/token?grant_type=refresh_token", ["refresh_token": r0], at: t0.addingTimeInterval(20))["code"] as? String
                 == "refresh_token_already_used")
+    }
+
+    /// GoTrue's v2 tokens: the window of an older token counts from the session's last refresh,
+    /// not from when that token was revoked. A token a session took over long ago (authd's
+    /// `--with-session` leaves the app's copy two steps behind) is answered again right after
+    /// each refresh of the session, and ends the session at any other time.
+    @Test func theReuseWindowOpensAgainWithEveryRefreshOfTheSession() {
+        let api = DevAuthAPI(options: DevServerOptions(reuseInterval: 10))
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        func post(_ body: [String: String], to path: String = "/token?grant_type=refresh_token", at seconds: TimeInterval) -> [String: Any] {
+            let request = DevRequest(method: "POST", target: "/auth/v1" + path, headers: ["X-Supabase-Api-Version": "2024-01-01"],
+                                     body: try! JSONSerialization.data(withJSONObject: body))
+            return (try? JSONSerialization.jsonObject(with: api.handle(request, now: t0.addingTimeInterval(seconds)).body)) as? [String: Any] ?? [:]
+        }
+        let r0 = post(["email": "window@example.com", "password": "password-1"], to: "/signup", at: 0)["refresh_token"] as! String
+        let r1 = post(["refresh_token": r0], at: 0)["refresh_token"] as! String
+        let r2 = post(["refresh_token": r1], at: 1)["refresh_token"] as! String
+        // An hour later the current token is refreshed: r0, revoked an hour ago, is answered
+        // with the newest token for the next 10 s.
+        let r3 = post(["refresh_token": r2], at: 3600)["refresh_token"] as! String
+        #expect(post(["refresh_token": r0], at: 3605)["refresh_token"] as? String == r3)
+        // Its immediate parent is answered whenever it comes.
+        #expect(post(["refresh_token": r2], at: 3700)["refresh_token"] as? String == r3)
+        // More than 10 s after the last refresh (3700), r0 is taken for a stolen token.
+        #expect(post(["refresh_token": r0], at: 3711)["code"] as? String == "refresh_token_already_used")
+        #expect(post(["refresh_token": r3], at: 3712)["code"] as? String == "refresh_token_not_found")
     }
 }
 

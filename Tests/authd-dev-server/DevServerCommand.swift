@@ -31,7 +31,7 @@ struct DevServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("access-token-lifetime"), help: "Access-token lifetime in seconds.")
     var accessTokenLifetime = 3600
 
-    @Option(name: .customLong("reuse-interval"), help: "Seconds a revoked refresh token stays usable (GoTrue's REUSE_INTERVAL).")
+    @Option(name: .customLong("reuse-interval"), help: "Seconds either side of a session's last refresh in which an older revoked refresh token is still answered (GoTrue's REUSE_INTERVAL).")
     var reuseInterval: Double = 0
 
     @Option(name: .customLong("jwt-secret"), help: "HS256 secret for access tokens.")

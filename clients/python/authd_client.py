@@ -444,9 +444,11 @@ class Client:
         return self._call("session.signInAnonymously", self._params(data=data, captcha_token=captcha_token), 120)
 
     def sign_in_with_refresh_token(self, refresh_token: str) -> dict:
-        """Moves a session this app kept into authd, which exchanges the refresh token at once and
-        refreshes the session from then on; returns the status. Delete the app's copy of the
-        tokens afterwards whatever the outcome: the exchange spends it."""
+        """Moves a session this app kept into authd, which exchanges the refresh token, refreshes
+        the session once more at once and from then on; returns the status (``degraded`` set when
+        that second refresh is still to be retried). Stop refreshing before, and delete the app's
+        copy of the tokens afterwards whatever the outcome: presenting it again makes the server
+        end the whole session, authd's included."""
         return self._call("session.signInWithRefreshToken", self._params(refresh_token=refresh_token), 120)
 
     def sign_out(self, scope: str = "local") -> dict:
