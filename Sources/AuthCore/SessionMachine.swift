@@ -37,6 +37,8 @@ public struct SessionMachine: Sendable {
     public var refreshesHeld: Bool { hold != .none }
     /// The hold a verification took over, restored when it is refused.
     private var holdBefore: RefreshHold = .none
+    /// Whether the token's claims are stale after a change at the server, and who waits.
+    private var claims = ClaimsRefresh()
 
     /// Creates a machine in the `loading` phase.
     public init(policy: RefreshPolicy = RefreshPolicy()) {
@@ -187,12 +189,13 @@ public struct SessionMachine: Sendable {
     /// The token a request for at least `minimum` seconds of validity gets at once, without
     /// changing anything: the current session's while it is signed in, refreshing or persisting
     /// (a successor is never visible before it is stored), when it is still valid for what is
-    /// asked. Nil when the request needs the machine (`tokenRequested`). A driver asks this of a
-    /// published copy of the machine to answer undemanding requests without queueing them.
+    /// asked and its claims are not stale (`ClaimsRefresh`). Nil when the request needs the
+    /// machine (`tokenRequested`). A driver asks this of a published copy of the machine to
+    /// answer undemanding requests without queueing them.
     public func answer(validFor minimum: TimeInterval, now: Date) -> IssuedToken? {
         switch phase {
         case .signedIn, .refreshing, .persisting:
-            guard let session, session.remaining(at: now) >= minimum else { return nil }
+            guard let session, !claims.isStale, session.remaining(at: now) >= minimum else { return nil }
             return token(session)
         case .loading, .signedOut, .storeUnavailable:
             return nil
@@ -284,24 +287,40 @@ public struct SessionMachine: Sendable {
         return actions + evaluate(now: now)
     }
 
-    /// The server accepted changes to the user (`PUT /user`) and answered with `user`. The summary
-    /// kept with the session is replaced and stored; a user other than the session's is ignored
-    /// (the session changed while the request was out). A user who is no longer anonymous gets
-    /// a refresh instead of the plain store, for a token whose claims say so.
-    public mutating func userUpdated(_ user: UserSummary, now: Date) -> [SessionAction] {
-        var actions: [SessionAction] = []
-        if pending?.session.user.id == user.id { pending?.session.user = user }
-        if session?.user.id == user.id {
-            let leftAnonymity = session?.user.isAnonymous == true && !user.isAnonymous
-            session?.user = user
-            // An anonymous user given an email or phone is a permanent one now, but the access
-            // token still says `is_anonymous: true`, which apps' row-level security reads. A
-            // refresh brings a token that does not, and stores the new summary with it.
-            let refresh = leftAnonymity && phase == .signedIn ? beginRefresh(now: now) : []
-            actions += refresh.isEmpty ? storeAgainIfIdle() : refresh
-        } else if pending?.session.user.id != user.id {
-            return []
+    /// The server accepted changes to the user (`PUT /user`) and answered with `user`: the summary
+    /// kept with the session is replaced and stored, subscribers are told `USER_UPDATED`, and
+    /// `request` (the change's caller) is answered with the token then served. A user who is no
+    /// longer anonymous makes the token stale (it still says `is_anonymous: true`, which apps'
+    /// row-level security reads): the session is refreshed, and the answer and `USER_UPDATED`
+    /// wait until the refreshed one is stored, as do token requests (`ClaimsRefresh`); a refresh
+    /// that fails transiently or is held back is the answer's `refreshFailing`, and the usual
+    /// rules go on. A change while the token is stale waits with it. For another user than the
+    /// session's (it changed while the request was out) nothing changes, and `request` is told.
+    public mutating func userUpdated(_ user: UserSummary, request: RequestID, now: Date) -> [SessionAction] {
+        let updated = session?.user.id == user.id ? session : pending?.session.user.id == user.id ? pending?.session : nil
+        guard let updated else {
+            if case .signedOut(let reason) = phase { return [.answer(request, .failure(.notSignedIn(reason)))] }
+            return [.answer(request, .failure(.notSignedIn(.replaced)))]
         }
+        if pending?.session.user.id == user.id { pending?.session.user = user }
+        if session?.user.id == user.id { session?.user = user }
+        var actions: [SessionAction] = []
+        if updated.user.isAnonymous, !user.isAnonymous {
+            claims.changed(by: request)
+            // Idle: refresh now. Otherwise whatever is out finishes first, and then `evaluate`
+            // starts the refresh the change needs.
+            if phase == .signedIn { actions = beginRefresh(now: now) }
+        } else if claims.isStale {
+            claims.join(request)
+        }
+        // The refresh writes the new summary with its session; otherwise it is written now.
+        if phase != .refreshing { actions += storeAgainIfIdle() }
+        if claims.isStale { return actions }
+        if let session, session.user.id == user.id {
+            return actions + [.emit(.userUpdated), .answer(request, .success(token(session)))]
+        }
+        // The session being written (a sign-in's) is served once stored, and `request` answered then.
+        waiting.append((request, 0))
         return actions + [.emit(.userUpdated)]
     }
 
@@ -347,6 +366,8 @@ public struct SessionMachine: Sendable {
             phase = .signedIn
             nextRefreshAt = policy.refreshDeadline(for: pending.session, random: random)
             actions.append(.emit(pending.event))
+            // The refresh a change of the user's claims waited for: the change is told now.
+            if claims.refreshStored() { actions.append(.emit(.userUpdated)) }
         } else if !finished.adopts, keyring.storeRetryInFlight {
             keyring.storeRetryInFlight = false
         } else {
@@ -354,11 +375,12 @@ public struct SessionMachine: Sendable {
         }
         let changedMeanwhile = keyring.storeAgainAfterWrite
         actions += keyringOutcome(failure, now: now, random: random)
-        if let adopted {
+        if let adopted, !claims.isStale {
             // Everyone waiting gets the new token, even one that still falls short of what was
             // asked (a minimum near the lifetime, less the request's latency and GoTrue's whole
             // seconds): no request ever causes more than one refresh grant, so no client can
-            // start a loop of them. The answer carries the token's real expiry.
+            // start a loop of them. The answer carries the token's real expiry. (A session
+            // refreshed before the user's claims changed serves nobody: `evaluate` refreshes again.)
             actions += answerWaiting(with: adopted)
         }
         if changedMeanwhile, failure == nil {
@@ -422,7 +444,7 @@ public struct SessionMachine: Sendable {
         var actions: [SessionAction] = []
         var stillWaiting: [(id: RequestID, minimum: TimeInterval)] = []
         for waiter in waiting {
-            if session.remaining(at: now) >= waiter.minimum {
+            if !claims.isStale, session.remaining(at: now) >= waiter.minimum {
                 actions.append(.answer(waiter.id, .success(token(session))))
             } else if waiter.minimum > session.lifetime {
                 // No refresh can produce a token that lives this long.
@@ -452,7 +474,8 @@ public struct SessionMachine: Sendable {
         case .none:
             break
         }
-        if now >= deadline || !waiting.isEmpty {
+        // Stale claims are refreshed at once, unless refreshing fails: then the backoff's deadline.
+        if now >= deadline || !waiting.isEmpty || (claims.isStale && degraded == nil) {
             return actions + beginRefresh(now: now)
         }
         // While the breaker holds a refresh back, wake when it has room again, to end that state.
@@ -504,6 +527,7 @@ public struct SessionMachine: Sendable {
         }
         guard budget.take(now: now) else { return holdBackRefresh(now: now) }
         phase = .refreshing
+        claims.refreshStarted()
         return [.emit(.refreshing), .refresh(refreshToken: session.refreshToken, generation: generation)]
     }
 
@@ -531,7 +555,9 @@ public struct SessionMachine: Sendable {
         clearFailures()
         keyring.clearStoreRetry()
         phase = .signedOut(reason)
-        return [.cancelTimer, .delete, .emit(.signedOut(reason))] + failWaiting(.notSignedIn(reason))
+        let failed = failWaiting(.notSignedIn(reason))
+        claims = ClaimsRefresh()
+        return [.cancelTimer, .delete, .emit(.signedOut(reason))] + failed
     }
 
     private mutating func answerWaitingAfterFailure(_ reason: DegradedReason, detail: String, now: Date) -> [SessionAction] {
@@ -544,7 +570,8 @@ public struct SessionMachine: Sendable {
                 : .answer(waiter.id, .failure(.refreshFailing(reason, detail: detail)))
         }
         waiting.removeAll()
-        return answers
+        // The caller of a change of the claims is promised a token that states it: not this one.
+        return answers + claims.takeWaiters().map { SessionAction.answer($0, .failure(.refreshFailing(reason, detail: detail))) }
     }
 
     /// Makes `newSession` the pending one, to be served once written; `request` is answered then.
@@ -556,6 +583,10 @@ public struct SessionMachine: Sendable {
         clearFailures()
         keyring.clearStoreRetry()
         if let request { waiting.append((request, 0)) }
+        // A new session's tokens state the user as the server now has it: the callers of a
+        // change of the claims get them.
+        waiting += claims.takeWaiters().map { (id: $0, minimum: 0) }
+        claims = ClaimsRefresh()
         keyring.abandonLoad()
         pending = (newSession, event)
         phase = .persisting
@@ -569,13 +600,13 @@ public struct SessionMachine: Sendable {
     }
 
     private mutating func answerWaiting(with session: Session) -> [SessionAction] {
-        let answers = waiting.map { SessionAction.answer($0.id, .success(token(session))) }
+        let answers = (waiting.map(\.id) + claims.takeWaiters()).map { SessionAction.answer($0, .success(token(session))) }
         waiting.removeAll()
         return answers
     }
 
     private mutating func failWaiting(_ failure: TokenFailure) -> [SessionAction] {
-        let answers = waiting.map { SessionAction.answer($0.id, .failure(failure)) }
+        let answers = (waiting.map(\.id) + claims.takeWaiters()).map { SessionAction.answer($0, .failure(failure)) }
         waiting.removeAll()
         return answers
     }

@@ -97,7 +97,8 @@ public struct AccountOperations: Sendable {
         let removed = await withServerCallToken { token throws(ServerFailure) in try await api.unlinkIdentity(accessToken: token, identityID: identityID) }
         guard case .success = removed else { return removed }
         logger.info("identity unlinked", metadata: ["identity.id": "\(identityID)"])
-        if case .success(let record) = await user() { await session.userUpdated(record.summary) }
+        // The identity is gone whatever the session does meanwhile: its answer changes nothing here.
+        if case .success(let record) = await user() { _ = await session.userUpdated(record.summary) }
         await session.refreshNow()
         return removed
     }
@@ -108,12 +109,16 @@ public struct AccountOperations: Sendable {
     }
 
     /// Changes the signed-in user; the summary kept with the session follows and subscribers
-    /// are told `USER_UPDATED`.
+    /// are told `USER_UPDATED`. Returns once the session serves a token that states the change
+    /// (`SessionDriver.userUpdated`: a refresh first, for an anonymous user given an email);
+    /// when none can be had, the change is made all the same and the failure says so.
     public func updateUser(_ changes: UserChanges) async -> Result<UserRecord, AccountFailure> {
         let result = await withServerCallToken { token throws(ServerFailure) in try await api.updateUser(accessToken: token, changes) }
-        if case .success(let record) = result {
-            logger.info("user updated", metadata: ["user.changed": "\(changes)"])
-            await session.userUpdated(record.summary)
+        guard case .success(let record) = result else { return result }
+        logger.info("user updated", metadata: ["user.changed": "\(changes)"])
+        if case .failure(let failure) = await session.userUpdated(record.summary) {
+            logger.notice("user updated, but no token that states the change yet", metadata: ["error": "\(failure)"])
+            return .failure(.changedWithoutNewToken(failure))
         }
         return result
     }
@@ -179,4 +184,8 @@ public enum AccountFailure: Error, Sendable {
     case verificationUncertain(ServerFailure)
     /// The session kept changing (refresh after refresh) while a verification waited its turn.
     case sessionBusy
+    /// The server made the change, but no token that states it could be had (`failure`):
+    /// refreshing fails for now (the held token is served meanwhile, and retried as usual), or
+    /// the session ended or was replaced while the change was out.
+    case changedWithoutNewToken(TokenFailure)
 }

@@ -165,7 +165,7 @@ public actor BrowserSignIns: Service {
         logger.info("browser flow refused by the server", metadata: ["oauth.flow": "\(flow.id)", "error": "\(failure)"])
         switch failure {
         case .server(let server): return .server(server)
-        case .session(let session): return .replaced(session)
+        case .session(let session), .changedWithoutNewToken(let session): return .replaced(session)
         case .sessionBusy, .verificationUncertain: return .server(.notSent(url: "", detail: "the session is busy; try again"))
         }
     }

@@ -207,10 +207,16 @@ public actor SessionDriver: Service {
         // A jump of the wall clock since the last look is acted on before the answer: a clock set
         // back would otherwise make a token look valid longer than it is.
         checkClock()
+        return await answered { $0.tokenRequested($1, validFor: minimum, now: clock.now()) }
+    }
+
+    /// Feeds the machine an input that answers a new request (at once or later), and waits for
+    /// that answer.
+    private func answered(_ input: (inout SessionMachine, RequestID) -> [SessionAction]) async -> Result<IssuedToken, TokenFailure> {
         let id = makeRequestID()
         return await withCheckedContinuation { continuation in
             answers[id] = continuation
-            apply(machine.tokenRequested(id, validFor: minimum, now: clock.now()))
+            apply(input(&machine, id))
         }
     }
 
@@ -221,12 +227,8 @@ public actor SessionDriver: Service {
     /// `PASSWORD_RECOVERY` for a recovery code). Fails when another sign-in or a sign-out
     /// overtook it.
     public func adopt(_ grant: SessionGrant, announcing event: SessionEvent) async -> Result<Void, TokenFailure> {
-        let id = makeRequestID()
         let now = clock.now()
-        let answer = await withCheckedContinuation { continuation in
-            answers[id] = continuation
-            apply(machine.signedIn(Session(grant: grant, receivedAt: now), request: id, now: now, announcing: event))
-        }
+        let answer = await answered { $0.signedIn(Session(grant: grant, receivedAt: now), request: $1, now: now, announcing: event) }
         switch answer {
         case .success:
             logger.info("signed in", metadata: ["user.id": "\(grant.user.id)"])
@@ -329,12 +331,8 @@ public actor SessionDriver: Service {
             apply(machine.verificationUncertain(now: clock.now()))
             return .failure(.verificationUncertain(failure))
         }
-        let id = makeRequestID()
         let now = clock.now()
-        let answer = await withCheckedContinuation { continuation in
-            answers[id] = continuation
-            apply(machine.elevated(Session(grant: grant, receivedAt: now), request: id, generation: held.generation, now: now))
-        }
+        let answer = await answered { $0.elevated(Session(grant: grant, receivedAt: now), request: $1, generation: held.generation, now: now) }
         switch answer {
         case .success:
             logger.info("second factor verified", metadata: ["user.id": "\(grant.user.id)"])
@@ -366,9 +364,11 @@ public actor SessionDriver: Service {
     }
 
     /// The server accepted changes to the user: the summary kept with the session follows, and
-    /// subscribers are told `USER_UPDATED`.
-    public func userUpdated(_ user: UserSummary) {
-        apply(machine.userUpdated(user, now: clock.now()))
+    /// subscribers are told `USER_UPDATED`. Returns once the token served states the change (after
+    /// a refresh, when the change altered its claims), or with why no such token could be had
+    /// (`SessionMachine.userUpdated`).
+    public func userUpdated(_ user: UserSummary) async -> Result<Void, TokenFailure> {
+        await answered { $0.userUpdated(user, request: $1, now: clock.now()) }.map { _ in () }
     }
 
     /// Signs out with `scope`, as `SessionMachine.signOutRequested` and `SignOutRules` decide, and

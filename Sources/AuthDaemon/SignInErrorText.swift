@@ -24,6 +24,19 @@ enum SignInErrorText {
         case .session(let failure): return StatusMapper.error(failure)
         case .sessionBusy:
             return .application(.serverError, "the session kept refreshing while this waited for it; try again")
+        case .changedWithoutNewToken(let failure):
+            // The reason is the session's (offline, rate_limited, not_signed_in…); the words say
+            // the change itself is done, so that nobody makes it twice.
+            var error = StatusMapper.error(failure)
+            switch failure {
+            case .refreshFailing(_, let detail):
+                error.message = "the server made the change, but authd could not yet refresh the session for a token that states it (\(detail)): it keeps the session and retries, and until then apps get the earlier token"
+            case .notSignedIn(let reason):
+                error.message = "the server made the change, but the session \(reason == .replaced ? "was replaced by another sign-in" : "ended") meanwhile\(reason.map { " (\($0.code))" } ?? ""): run 'authctl login'"
+            case .storeUnavailable, .minimumValidityTooLong:
+                error.message = "the server made the change, but: \(error.message)"
+            }
+            return error
         case .verificationUncertain(let failure):
             return .application(.serverError, "no answer from the server to the verification (\(failure.readableDescription)): it may have verified the factor all the same, which authd cannot know, so refreshing waits; verify again now ('authctl mfa verify', a new code) to keep the session")
         case .server(let failure):

@@ -446,6 +446,11 @@ import Testing
 @Suite struct AccountEventTests {
     let t0 = Fixtures.t0
     let policy = RefreshPolicy(jitterFraction: 0)
+    let r1 = RequestID(1), r2 = RequestID(2)
+
+    func token(_ n: Int) -> Result<IssuedToken, TokenFailure> {
+        .success(IssuedToken(accessToken: "access-\(n)", expiresAt: t0.addingTimeInterval(3600)))
+    }
 
     @Test func aRecoverySignInIsAnnouncedAsPasswordRecoveryOnceStored() {
         var machine = SessionMachine(policy: policy)
@@ -463,34 +468,18 @@ import Testing
         var machine = SessionMachine(policy: policy)
         _ = machine.storedSessionLoaded(Fixtures.session(1), now: t0)
         let moved = UserSummary(id: Fixtures.session(1).user.id, email: "moved@example.com")
-        let actions = machine.userUpdated(moved, now: t0)
+        let actions = machine.userUpdated(moved, request: r1, now: t0)
         var expected = Fixtures.session(1)
         expected.user = moved
-        #expect(actions == [.store(expected, generation: machine.generation), .emit(.userUpdated)])
+        // The token's claims did not change: the caller is answered at once.
+        #expect(actions == [.store(expected, generation: machine.generation), .emit(.userUpdated), .answer(r1, token(1))])
         #expect(machine.session?.user.email == "moved@example.com")
         // A second change while the first write is out is announced, and written once that write is done.
         let renamed = UserSummary(id: moved.id, email: "renamed@example.com")
-        #expect(machine.userUpdated(renamed, now: t0) == [.emit(.userUpdated)])
+        #expect(machine.userUpdated(renamed, request: r2, now: t0) == [.emit(.userUpdated), .answer(r2, token(1))])
         expected.user = renamed
         #expect(machine.storeFinished(generation: machine.generation, failure: nil, now: t0).contains(.store(expected, generation: machine.generation)))
         #expect(!machine.storeFinished(generation: machine.generation, failure: nil, now: t0).contains { if case .store = $0 { true } else { false } })
-    }
-
-    @Test func anAnonymousUserGivenAnEmailIsRefreshedForATokenThatSaysSo() {
-        var machine = SessionMachine(policy: policy)
-        var anonymous = Fixtures.session(1)
-        anonymous.user = UserSummary(id: anonymous.user.id, isAnonymous: true)
-        _ = machine.storedSessionLoaded(anonymous, now: t0)
-        // Metadata changes keep the user anonymous: a plain store, no refresh.
-        let stillAnonymous = UserSummary(id: anonymous.user.id, isAnonymous: true)
-        #expect(!machine.userUpdated(stillAnonymous, now: t0).contains { if case .refresh = $0 { true } else { false } })
-        _ = machine.storeFinished(generation: machine.generation, failure: nil, now: t0)
-        // The token still says is_anonymous: true; the refresh brings one that does not, and its write keeps the new summary.
-        let permanent = UserSummary(id: anonymous.user.id, email: "kept@example.com")
-        let actions = machine.userUpdated(permanent, now: t0)
-        #expect(actions == [.emit(.refreshing), .refresh(refreshToken: "refresh-1", generation: machine.generation), .emit(.userUpdated)])
-        #expect(machine.session?.user == permanent)
-        #expect(machine.phase == .refreshing)
     }
 
     @Test func aStoredSummaryFromBeforeAnonymousUsersDecodesAsPermanent() throws {
@@ -500,10 +489,11 @@ import Testing
         #expect(try JSONDecoder().decode(UserSummary.self, from: JSONEncoder().encode(kept)) == kept)
     }
 
-    @Test func anUpdateForAnotherUserIsIgnored() {
+    @Test func anUpdateForAnotherUserChangesNothingAndTellsTheCaller() {
         var machine = SessionMachine(policy: policy)
         _ = machine.storedSessionLoaded(Fixtures.session(1), now: t0)
-        #expect(machine.userUpdated(UserSummary(id: "someone-else", email: "x@example.com"), now: t0).isEmpty)
+        #expect(machine.userUpdated(UserSummary(id: "someone-else", email: "x@example.com"), request: r1, now: t0)
+                == [.answer(r1, .failure(.notSignedIn(.replaced)))])
         #expect(machine.session == Fixtures.session(1))
     }
 }
