@@ -40,11 +40,13 @@ public struct ServerCheckReuse<Answer: Sendable & Equatable>: Sendable, Equatabl
     }
 
     /// What to do with a call made at `now`. `.check` marks a check as under way, so the caller
-    /// that gets it must report its end through `finished`.
-    public mutating func call(now: TimeInterval) -> Step {
+    /// that gets it must report its end through `finished`. A `fresh` call (the user's own
+    /// `authctl doctor`, asking right after the network changed) is never given a kept answer,
+    /// but still joins a check under way.
+    public mutating func call(now: TimeInterval, fresh: Bool = false) -> Step {
         // A time before the answer's cannot come from a monotonic clock; should it, the answer
         // is not trusted to be recent.
-        if let kept, now >= kept.at, now - kept.at < reuseFor { return .answer(kept.answer) }
+        if !fresh, let kept, now >= kept.at, now - kept.at < reuseFor { return .answer(kept.answer) }
         if checking { return .join }
         checking = true
         return .check

@@ -81,8 +81,9 @@ enum DaemonMethods {
         }
 
         // Open to every program: `ServerCheck` keeps any of them from making authd flood the server.
-        table.register(Methods.CheckServer.self, for: .everyone) { parameters, _ throws(RPCErrorObject) in
-            await (try registry.profile(parameters.profile)).serverCheck.result()
+        // authctl (`doctor`, run again once the network is fixed) is answered by a new check.
+        table.register(Methods.CheckServer.self, for: .everyone) { parameters, connection throws(RPCErrorObject) in
+            await (try registry.profile(parameters.profile)).serverCheck.result(fresh: apps.isUserTool(connection.client))
         }
 
         table.registerStreaming(Methods.Subscribe.self, for: .profileUsers) { parameters, envelope, connection throws(RPCErrorObject) in

@@ -20,9 +20,10 @@ public actor ServerCheck {
         self.monotonic = monotonic
     }
 
-    /// What the server check finds: a recent answer, the one under way, or a new check's.
-    public func result() async -> Methods.CheckServer.Result {
-        switch rules.call(now: monotonic.seconds()) {
+    /// What the server check finds: a recent answer, the one under way, or a new check's. A
+    /// `fresh` call takes no recent answer (see `ServerCheckReuse.call`).
+    public func result(fresh: Bool = false) async -> Methods.CheckServer.Result {
+        switch rules.call(now: monotonic.seconds(), fresh: fresh) {
         case .answer(let answer):
             return answer
         case .join:

@@ -16,6 +16,17 @@ import Testing
         #expect(rules.call(now: 120.1) == .join)
     }
 
+    /// The user's own tool (authctl doctor, run again once the network is fixed) gets a new
+    /// check, not the kept answer; it still joins one under way.
+    @Test func aFreshCallTakesNoKeptAnswerButJoinsACheckUnderWay() {
+        var rules = ServerCheckReuse<String>()
+        #expect(rules.call(now: 0) == .check)
+        #expect(rules.call(now: 0.5, fresh: true) == .join)
+        rules.finished("up", now: 1)
+        #expect(rules.call(now: 1.5) == .answer("up"))
+        #expect(rules.call(now: 1.5, fresh: true) == .check)
+    }
+
     @Test func aFailureIsReusedLikeAnyAnswer() {
         var rules = ServerCheckReuse<String>(reuseFor: 2)
         #expect(rules.call(now: 0) == .check)
