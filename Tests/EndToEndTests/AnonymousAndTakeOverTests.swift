@@ -57,12 +57,7 @@ struct AnonymousAndTakeOverTests {
             let daemon = try stack.startDaemon()
             defer { daemon.stop() }
             // The app's own session, as supabase-js stores it: the whole session object.
-            let body = String(decoding: try JSONSerialization.data(withJSONObject: ["email": email, "password": password]), as: UTF8.self)
-            let stored = try stack.devPOST("/auth/v1/token?grant_type=password", body)
-            let session = try #require(try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [String: Any])
-            let appRefreshToken = try #require(session["refresh_token"] as? String)
-            let appAccessToken = try #require(session["access_token"] as? String)
-            SecretScan.record(secrets: [appRefreshToken, appAccessToken])
+            let (stored, appRefreshToken) = try stack.appSession(email: email, password: password)
 
             let grantsBefore = try stack.refreshGrants()
             let moved = try stack.authctl(["login", "--with-session", "--json"], input: stored)

@@ -3,6 +3,20 @@ import Testing
 
 /// The development server's admin endpoints, as the sign-in tests use them.
 extension Stack {
+    /// Signs `email` in at the development server as an app with its own Supabase client would,
+    /// and returns the session as supabase-js stores it (the whole JSON) and its refresh token.
+    /// Both tokens go to the secret scan.
+    func appSession(email: String, password: String) throws -> (stored: String, refreshToken: String) {
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: ["email": email, "password": password]), as: UTF8.self)
+        let stored = try devPOST("/auth/v1/token?grant_type=password", body)
+        guard let session = try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [String: Any],
+              let refreshToken = session["refresh_token"] as? String, let accessToken = session["access_token"] as? String else {
+            throw StackError("the password grant gave no session (its answer holds tokens, so it is not shown)")
+        }
+        SecretScan.record(secrets: [refreshToken, accessToken])
+        return (stored, refreshToken)
+    }
+
     /// POSTs `body` to the development server; fails unless it answers 2xx. Returns the body.
     /// The body goes through curl's standard input: it may hold a password, and a command line
     /// is readable by every user (the secret scan checks them).

@@ -17,12 +17,8 @@ struct TakeOverLeavesTheAppsCopyBehindTests {
             try stack.signUp(email: email, password: password)
             let daemon = try stack.startDaemon()
             defer { daemon.stop() }
-            // The app's own session, as supabase-js stores it.
-            let body = String(decoding: try JSONSerialization.data(withJSONObject: ["email": email, "password": password]), as: UTF8.self)
-            let stored = try stack.devPOST("/auth/v1/token?grant_type=password", body)
-            let session = try #require(try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [String: Any])
-            let appRefreshToken = try #require(session["refresh_token"] as? String)
-            SecretScan.record(secrets: [appRefreshToken, session["access_token"] as? String ?? ""])
+            // The app's own session, as supabase-js stores it: the whole session object.
+            let (stored, appRefreshToken) = try stack.appSession(email: email, password: password)
 
             let grantsBefore = try stack.refreshGrants()
             let moved = try stack.authctl(["login", "--with-session"], input: stored)
