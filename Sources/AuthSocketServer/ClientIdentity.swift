@@ -72,6 +72,8 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
         let pathNamesTheProgram: Bool
         /// The sandbox the cgroup claims, if any.
         let claim: (kind: SandboxIdentity.Kind, id: String)?
+        /// Which files the process sees, or nil when the kernel refused to say.
+        let mountView: MountView?
 
         struct Unidentified: Error { let reason: String }
 
@@ -91,6 +93,7 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
                 pathNamesTheProgram = false
             }
             claim = SandboxIdentity.claim(inCgroup: ClientIdentity.smallFile("\(entry)/cgroup") ?? "")
+            mountView = MountView.of(entry: entry)
         }
 
         /// Whether `readSandboxFiles` must run before `finished`.
@@ -110,7 +113,8 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
         /// or took too long). With `pidfd`, the reads are checked to belong to the process that
         /// connected: the pidfd must still name a live process with this pid afterwards, or a
         /// client that exited (its pid free for another program) is unidentified.
-        package func finished(pidfd: Int32?, sandboxFiles flatpakAppID: String?) -> ClientIdentity {
+        /// `users` are the views of the user's own programs (`MountView.users`; tests give theirs).
+        package func finished(pidfd: Int32?, sandboxFiles flatpakAppID: String?, users: [MountView] = MountView.users) -> ClientIdentity {
             let path: String
             switch executable {
             case .failure(let unidentified): return ClientIdentity(unidentified: unidentified.reason)
@@ -126,9 +130,14 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
                 return ClientIdentity(unidentified: "the program exited before authd could tell which it was")
             }
             // A sandboxed app is named by its app id; its path is the sandbox's view. Anyone else
-            // is named by a path that must lead, here, to the very file it runs: a program can
-            // make any path show in its /proc/<pid>/exe by bind-mounting itself there in a mount
-            // namespace of its own, or be a binary replaced on disk since it started.
+            // must see the user's files (a Flatpak started without its scope, a chroot or a root
+            // of its own making is none of the user's programs, whatever its path says), and be
+            // named by a path that leads, here, to the very file it runs: a program can make any
+            // path show in its /proc/<pid>/exe by bind-mounting itself there in a mount namespace
+            // of its own, or be a binary replaced on disk since it started.
+            guard appID != nil || mountView?.isUsers(users) == true else {
+                return ClientIdentity(unidentified: "\(path) runs in a mount namespace or root of its own and is no Flatpak or Snap authd can confirm; run it outside that sandbox")
+            }
             guard appID != nil || pathNamesTheProgram else {
                 return ClientIdentity(unidentified: "\(path) is not the file this program runs (replaced since it started, or seen through a mount namespace of its own); restart it")
             }

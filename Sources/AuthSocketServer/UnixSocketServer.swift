@@ -51,6 +51,7 @@ public final class UnixSocketServer: Service, Sendable {
         let lock = try SocketDirectory.prepare(forSocketAt: path)
         defer { close(lock) }
         let ownUID = getuid()
+        _ = MountView.users  // now, while the parent is still the process that started authd
         let logger = self.logger
         // Children start with reads off. A served one gets its pipeline here, on its event loop, and
         // starts reading at once, so that a token request is answered without any task. The

@@ -22,12 +22,20 @@ import Testing
         #expect(ClientIdentity.appID(fromCgroup: "") == nil)
     }
 
-    /// A fake `/proc/4242` with the given executable link, cgroup and extra files.
-    private func procEntry(exe: String, cgroup: String, files: [String: String] = [:]) throws -> (root: URL, cleanup: () -> Void) {
+    /// A fake `/proc/4242` with the given executable link, cgroup and extra files. Unless told
+    /// otherwise it sees the user's files: this process's mount namespace and `/` as its root
+    /// (a `root/` among `files` makes a root of its own).
+    private func procEntry(exe: String, cgroup: String, files: [String: String] = [:],
+                           namespace: String? = nil) throws -> (root: URL, cleanup: () -> Void) {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("authd-proc-\(UUID().uuidString.prefix(8))")
         let entry = root.appendingPathComponent("4242")
-        try FileManager.default.createDirectory(at: entry, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: entry.appendingPathComponent("ns"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: entry.appendingPathComponent("exe").path, withDestinationPath: exe)
+        let ownNamespace = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/ns/mnt")
+        try FileManager.default.createSymbolicLink(atPath: entry.appendingPathComponent("ns/mnt").path, withDestinationPath: namespace ?? ownNamespace)
+        if !files.keys.contains(where: { $0.hasPrefix("root/") }) {
+            try FileManager.default.createSymbolicLink(atPath: entry.appendingPathComponent("root").path, withDestinationPath: "/")
+        }
         try Data(cgroup.utf8).write(to: entry.appendingPathComponent("cgroup"))
         for (name, text) in files {
             let file = entry.appendingPathComponent(name)
@@ -70,13 +78,58 @@ import Testing
         #expect(identity.unidentified?.contains("is not the file this program runs") == true, "\(identity)")
     }
 
+    /// A program in a mount namespace of its own (a Flatpak started without its scope, `unshare
+    /// -m`, bwrap) or under a root of its own sees files the user's programs do not: its path,
+    /// even one that leads here to the file it runs, names none of the user's programs.
+    @Test func aProgramThatSeesOtherFilesIsUnidentifiedUnlessItIsAConfirmedSandbox() throws {
+        let (namespaced, cleanNamespaced) = try procEntry(exe: "/usr/bin/env", cgroup: "0::/user.slice/session-2.scope\n", namespace: "mnt:[1]")
+        defer { cleanNamespaced() }
+        let inNamespace = ClientIdentity.of(pid: 4242, procRoot: namespaced.path)
+        #expect(!inNamespace.isIdentified)
+        #expect(inNamespace.unidentified?.contains("mount namespace or root of its own") == true, "\(inNamespace)")
+
+        let (rooted, cleanRooted) = try procEntry(exe: "/usr/bin/env", cgroup: "0::/user.slice/session-2.scope\n", files: ["root/etc/hostname": "chroot\n"])
+        defer { cleanRooted() }
+        #expect(!ClientIdentity.of(pid: 4242, procRoot: rooted.path).isIdentified)
+
+        // The same program seeing the user's files is named by its path; a confirmed Flatpak, in
+        // a namespace and root of its own as every Flatpak is, by its app id.
+        let (plain, cleanPlain) = try procEntry(exe: "/usr/bin/env", cgroup: "0::/user.slice/session-2.scope\n")
+        defer { cleanPlain() }
+        #expect(ClientIdentity.of(pid: 4242, procRoot: plain.path).app == "/usr/bin/env")
+        let (flatpak, cleanFlatpak) = try procEntry(exe: "/app/bin/x", cgroup: Self.flatpakScope, files: ["root/.flatpak-info": "[Application]\nname=org.example.Real\n"],
+                                                    namespace: "mnt:[1]")
+        defer { cleanFlatpak() }
+        #expect(ClientIdentity.of(pid: 4242, procRoot: flatpak.path).app == "org.example.Real")
+    }
+
+    /// The installed unit gives authd a mount namespace of its own; the user's programs share the
+    /// user manager's, which started authd. Either is the user's; a view the kernel would not show
+    /// (nil) is none; and with no view of its own known, authd names no client by its path.
+    @Test func theUsersViewsAreAuthdsOwnAndItsStartersAndTheRootMustMatchToo() throws {
+        let own = MountView(namespace: "mnt:[10]", rootDevice: 1, rootInode: 2)
+        let starter = MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 2)
+        #expect(MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 2).isUsers([own, starter]))
+        #expect(!MountView(namespace: "mnt:[12]", rootDevice: 1, rootInode: 2).isUsers([own, starter]))
+        #expect(!MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 3).isUsers([own, starter]))
+        #expect(!own.isUsers([]))
+        let (plain, cleanPlain) = try procEntry(exe: "/usr/bin/env", cgroup: "0::/user.slice/session-2.scope\n")
+        defer { cleanPlain() }
+        let reading = ClientIdentity.Reading(pid: 4242, procRoot: plain.path)
+        #expect(reading.finished(pidfd: nil, sandboxFiles: nil).isIdentified)
+        #expect(!reading.finished(pidfd: nil, sandboxFiles: nil, users: []).isIdentified)
+        // This process's own view is read from the kernel, and is among the user's.
+        let mine = try #require(MountView.of(entry: "/proc/self"))
+        #expect(mine.namespace.hasPrefix("mnt:["))
+        #expect(mine.isUsers())
+    }
+
     /// A file inside a client's root is the client's to make: a FIFO there (or anything but a
     /// regular file) is not read, and reading it does not wait for a writer.
     @Test func aFlatpakInfoThatIsAFIFOIsNotWaitedFor() throws {
-        let (root, cleanup) = try procEntry(exe: "/app/bin/x", cgroup: Self.flatpakScope)
+        let (root, cleanup) = try procEntry(exe: "/app/bin/x", cgroup: Self.flatpakScope, files: ["root/usr/.keep": ""])
         defer { cleanup() }
         let sandboxRoot = root.appendingPathComponent("4242/root")
-        try FileManager.default.createDirectory(at: sandboxRoot, withIntermediateDirectories: true)
         #expect(mkfifo(sandboxRoot.appendingPathComponent(".flatpak-info").path, 0o600) == 0)
         let started = Date()
         let reading = ClientIdentity.Reading(pid: 4242, procRoot: root.path)

@@ -84,4 +84,26 @@ import Testing
             #expect(try stack.authctl(["apps", "deny", "/tmp/evil"]).status == 0)
         }
     }
+    /// A program in a mount namespace of its own sees files the user's programs do not, so its
+    /// path names none of them even when, as here, it leads to the very file it runs (the real
+    /// Python, nothing bound over it): a Flatpak started without its scope, or bwrap, looks like
+    /// this. Under `ask` it is refused as unidentified, saying why, and never listed as Python.
+    @Test(.enabled(if: getuid() == 0, "needs unshare with mount namespaces"))
+    func aProgramInAMountNamespaceOfItsOwnIsUnidentified() async throws {
+        try await Stack.running("namespaced", lifetime: 3600) { stack in
+            try stack.startDaemon(extra: ["--access", "ask"])
+            let client = """
+                import socket, sys
+                s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10)
+                s.sendall(b'{"jsonrpc":"2.0","id":1,"method":"session.token","params":{}}\\n')
+                print(s.recv(65536).decode().strip())
+                """
+            let result = try runCommand("/usr/bin/unshare", ["-rm", "/usr/bin/python3", "-c", client, stack.socketPath],
+                                        environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
+            #expect(result.stdout.contains(#""reason":"app_denied""#), "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("mount namespace or root of its own"), "\(result.stdout)")
+            let listed = try stack.authctl(["apps", "--json"])
+            #expect(listed.status == 0 && !listed.stdout.contains("python"), "\(listed.stdout)")
+        }
+    }
 }
