@@ -9,36 +9,36 @@ import FoundationGaps
 /// refresh that finishes after a sign-out or a new sign-in) is dropped.
 public struct SessionMachine: Sendable {
     /// The coarse phase.
-    public private(set) var phase: SessionPhase = .loading
+    public internal(set) var phase: SessionPhase = .loading
     /// The session being served, if any. During `.persisting` this is still the previous one.
-    public private(set) var session: Session?
+    public internal(set) var session: Session?
     /// Bumped on every sign-in and sign-out; I/O results from older generations are ignored.
-    public private(set) var generation: UInt64 = 0
+    public internal(set) var generation: UInt64 = 0
     /// Set while refreshing fails transiently.
-    public private(set) var degraded: (reason: DegradedReason, detail: String, retryAt: Date)?
+    public internal(set) var degraded: (reason: DegradedReason, detail: String, retryAt: Date)?
     /// Set while the keyring cannot be written; the session lives in memory only.
     public var keyringFailure: StoreFailure? { keyring.failure }
     /// When the timer should next refresh (or retry).
-    public private(set) var nextRefreshAt: Date?
+    public internal(set) var nextRefreshAt: Date?
     /// When a failed keyring write is retried.
     public var storeRetryAt: Date? { keyring.storeRetryAt }
 
-    private let policy: RefreshPolicy
-    private var budget: RefreshBudget
-    private var waiting: [(id: RequestID, minimum: TimeInterval)] = []
-    private var pending: (session: Session, event: SessionEvent)?
-    private var failures = 0
-    private var lastFailureAt: Date?
+    let policy: RefreshPolicy
+    var budget: RefreshBudget
+    var waiting: [(id: RequestID, minimum: TimeInterval)] = []
+    var pending: (session: Session, event: SessionEvent)?
+    var failures = 0
+    var lastFailureAt: Date?
     /// Reading and writing the keyring: what is out, what failed, when to try again.
-    private var keyring = KeyringRetryState()
+    var keyring = KeyringRetryState()
     /// Whether refreshes are held back for a verification (`holdRefreshes`), and how.
-    public private(set) var hold: RefreshHold = .none
+    public internal(set) var hold: RefreshHold = .none
     /// Whether refreshes are held back now.
     public var refreshesHeld: Bool { hold != .none }
     /// The hold a verification took over, restored when it is refused.
-    private var holdBefore: RefreshHold = .none
+    var holdBefore: RefreshHold = .none
     /// Whether the token's claims are stale after a change at the server, and who waits.
-    private var claims = ClaimsRefresh()
+    var claims = ClaimsRefresh()
 
     /// Creates a machine in the `loading` phase.
     public init(policy: RefreshPolicy = RefreshPolicy()) {
@@ -99,30 +99,6 @@ public struct SessionMachine: Sendable {
         return actions + adopt(newSession, request: request, announcing: event)
     }
 
-    /// Holds refreshes back for a server call that replaces the session's tokens in place (an MFA
-    /// verification), so that no refresh is out while it is: GoTrue's verification moves the
-    /// session's refresh token on by two steps, and a refresh presenting the old one afterwards
-    /// would count as reuse and end the session. True when the hold is taken: a session is held,
-    /// no refresh or write of a new one is out, and no other verification is. A hold left by a
-    /// verification whose outcome is unknown (`verificationUncertain`) is taken over: a new
-    /// verification is what mends it. Otherwise nothing changes, and the caller waits for the
-    /// session to settle (`isSettled`) and asks again.
-    public mutating func holdRefreshes() -> Bool {
-        guard phase == .signedIn, session != nil, hold != .verifying else { return false }
-        holdBefore = hold
-        hold = .verifying
-        return true
-    }
-
-    /// Whether nothing is in flight that a hold must wait for: no refresh, no write of a new
-    /// session, no read of the store.
-    public var isSettled: Bool {
-        switch phase {
-        case .refreshing, .persisting, .loading: return false
-        case .signedIn, .signedOut, .storeUnavailable: return true
-        }
-    }
-
     /// The server changed what the session's tokens state (a factor was removed, lowering the
     /// level): refresh now, within the breaker's limit. Nothing when a refresh is out or held.
     public mutating func refreshRequested(now: Date) -> [SessionAction] {
@@ -130,61 +106,11 @@ public struct SessionMachine: Sendable {
         return beginRefresh(now: now)
     }
 
-    /// The held call was refused for certain, or was never sent: refreshes may start again, and
-    /// any that came due meanwhile starts now; unless an earlier verification's outcome is still
-    /// unknown, whose wait then goes on (a refused retry says nothing about the first).
-    public mutating func releaseRefreshes(now: Date) -> [SessionAction] {
-        guard hold == .verifying else { return [] }
-        hold = holdBefore
-        holdBefore = .none
-        return evaluate(now: now)
-    }
-
-    /// The held call failed in a way that leaves its outcome unknown (no answer, a broken one): the
-    /// server may have verified and moved the refresh token on, and then a refresh with the
-    /// stored one would end the session as reuse. Refreshes stay held back while the access token
-    /// lasts (until `uncertainMargin` before it expires), so that a new verification can bring the
-    /// new tokens (it works on the same session with the still-valid access token); requests are
-    /// served the current token meanwhile, and subscribers are told why refreshing waits. Then
-    /// the refresh is tried anyway: it may succeed (the first verification never reached the
-    /// server), or the server says the session is over.
-    public mutating func verificationUncertain(now: Date) -> [SessionAction] {
-        guard hold == .verifying, let session else { return [] }
-        // A minute before the token expires: room for the refresh to be tried while it serves.
-        let until = max(now, session.expiresAt.addingTimeInterval(-Self.uncertainMargin))
-        hold = .uncertain(until: until)
-        holdBefore = .none
-        degraded = (.verificationUncertain, Self.uncertainDetail, until)
-        return [.emit(.refreshFailing(.verificationUncertain, detail: Self.uncertainDetail, retryAt: until))] + evaluate(now: now)
-    }
-
     /// How long before the token expires a refresh held back by an unknown verification is tried.
     public static let uncertainMargin: TimeInterval = 60
 
     /// Why refreshing waits after a verification whose outcome is unknown.
     public static let uncertainDetail = "the server may have verified a second factor without authd hearing its answer; verify it again ('authctl mfa verify') to keep the session, before refreshing is tried anyway"
-
-    /// The held call (taken in `generation`) produced `newSession`, the same session raised to
-    /// `aal2`: it is stored and served like a sign-in's, announced as `MFA_CHALLENGE_VERIFIED`,
-    /// and `request` is answered once it is stored. Requests waiting for a fresher token keep
-    /// waiting and get the new one. A sign-out or sign-in since the hold wins: `request` is told
-    /// so and `newSession` is dropped.
-    public mutating func elevated(_ newSession: Session, request: RequestID, generation: UInt64, now: Date) -> [SessionAction] {
-        guard generation == self.generation, hold == .verifying else {
-            let reason: SignOutReason
-            if case .signedOut(let ended?) = phase { reason = ended } else { reason = .replaced }
-            return [.answer(request, .failure(.notSignedIn(reason)))]
-        }
-        return [.cancelTimer] + adopt(newSession, request: request, announcing: .mfaChallengeVerified)
-    }
-
-    /// The server ended the session of `generation` outside a refresh, saying so with `code` (it
-    /// signed every session of the user out when the project's hook refused a verification). A
-    /// session signed in since is another one, and stays.
-    public mutating func serverEndedSession(code: String, generation: UInt64, now: Date) -> [SessionAction] {
-        guard generation == self.generation, session != nil || pending != nil else { return [] }
-        return end(.sessionEnded(code: code))
-    }
 
     /// The token a request for at least `minimum` seconds of validity gets at once, without
     /// changing anything: the current session's while it is signed in, refreshing or persisting
@@ -241,52 +167,6 @@ public struct SessionMachine: Sendable {
         }
     }
 
-    /// The timer fired: refresh, retry, or read an unreadable store again, whichever is due.
-    public mutating func timerFired(now: Date) -> [SessionAction] {
-        if isStoreUnavailable { return reloadStoreIfIdle(now: now) }
-        return evaluate(now: now)
-    }
-
-    /// The machine woke from suspend. Deadlines that passed while asleep are acted on now, and a
-    /// transient failure that is likely to be over (the network or the server, not a rate limit)
-    /// is retried without waiting out its backoff; a keyring unlocked on the lock screen is read.
-    public mutating func resumed(now: Date) -> [SessionAction] {
-        if isStoreUnavailable { return reloadStoreIfIdle(now: now) }
-        return retrySooner(ifFailingWith: [.offline, .serverError], now: now)
-    }
-
-    /// The network configuration changed (a link came up, an address was added or removed). A
-    /// refresh that failed because the server was unreachable is retried now.
-    public mutating func networkChanged(now: Date) -> [SessionAction] {
-        retrySooner(ifFailingWith: [.offline], now: now)
-    }
-
-    /// The wall clock was set by `offset` seconds (positive: forward), as measured against a
-    /// monotonic clock.
-    ///
-    /// Forward, the wall-clock deadlines are kept: time may really have passed unseen (a paused
-    /// VM), so a token that now looks expired is refreshed at once. Backward, no time passed that
-    /// the monotonic clock did not see, so every wall-clock date is moved by the same offset and
-    /// the token keeps exactly the real validity it had; otherwise the refresh would come up to
-    /// `offset` late, after the server had let the token expire. The shifted session is stored
-    /// again so that a restart does not bring back the unshifted expiry.
-    public mutating func clockJumped(by offset: TimeInterval, now: Date) -> [SessionAction] {
-        var actions: [SessionAction] = []
-        // The breaker counts in real time either way: a clock set forward must not empty it.
-        budget.shift(by: offset)
-        if offset < 0 {
-            session?.shift(by: offset)
-            pending?.session.shift(by: offset)
-            nextRefreshAt = nextRefreshAt?.addingTimeInterval(offset)
-            keyring.shift(by: offset)
-            lastFailureAt = lastFailureAt?.addingTimeInterval(offset)
-            degraded?.retryAt.addTimeInterval(offset)
-            if case .uncertain(let until) = hold { hold = .uncertain(until: until.addingTimeInterval(offset)) }
-            actions += storeAgainIfIdle()
-        }
-        return actions + evaluate(now: now)
-    }
-
     /// The server accepted changes to the user (`PUT /user`) and answered with `user`: the summary
     /// kept with the session is replaced and stored, subscribers are told `USER_UPDATED`, and
     /// `request` (the change's caller) is answered with the token then served. A user who is no
@@ -324,74 +204,6 @@ public struct SessionMachine: Sendable {
         return actions + [.emit(.userUpdated)]
     }
 
-    /// A refresh started in `generation` returned `grant`.
-    public mutating func refreshSucceeded(_ grant: SessionGrant, generation: UInt64, now: Date) -> [SessionAction] {
-        guard generation == self.generation, phase == .refreshing else { return [] }
-        clearFailures()
-        pending = (Session(grant: grant, receivedAt: now), .tokenRefreshed)
-        phase = .persisting
-        return [write(pending!.session, adopting: true)]
-    }
-
-    /// A refresh started in `generation` failed.
-    public mutating func refreshFailed(_ failure: ServerFailure, generation: UInt64, now: Date, random: Double = 0.5) -> [SessionAction] {
-        guard generation == self.generation, phase == .refreshing else { return [] }
-        switch failure.refreshClass {
-        case .fatal(let code):
-            return end(.serverEnded(code: code, failure: failure, session: session))
-        case .transient(let reason, let retryAfter):
-            failures += 1
-            lastFailureAt = now
-            let retryAt = now.addingTimeInterval(policy.backoff(attempt: failures, retryAfter: retryAfter, random: random))
-            let detail = failure.readableDescription
-            degraded = (reason, detail, retryAt)
-            nextRefreshAt = retryAt
-            phase = .signedIn
-            return [.emit(.refreshFailing(reason, detail: detail, retryAt: retryAt)), .armTimer(retryAt)]
-                + answerWaitingAfterFailure(reason, detail: detail, now: now)
-        }
-    }
-
-    /// The store finished writing the session of `generation`; `failure` is nil on success.
-    /// A failed write leaves the session served from memory and schedules a retry.
-    public mutating func storeFinished(generation: UInt64, failure: StoreFailure?, now: Date, random: Double = 0.5) -> [SessionAction] {
-        guard let finished = keyring.takeFinishedWrite() else { return [] }
-        guard generation == self.generation, finished.generation == generation else { return [] }
-        var actions: [SessionAction] = []
-        var adopted: Session?
-        if finished.adopts, phase == .persisting, let pending {
-            self.pending = nil
-            session = pending.session
-            adopted = pending.session
-            phase = .signedIn
-            nextRefreshAt = policy.refreshDeadline(for: pending.session, random: random)
-            actions.append(.emit(pending.event))
-            // The refresh a change of the user's claims waited for: the change is told now.
-            if claims.refreshStored() { actions.append(.emit(.userUpdated)) }
-        } else if !finished.adopts, keyring.storeRetryInFlight {
-            keyring.storeRetryInFlight = false
-        } else {
-            return []
-        }
-        let changedMeanwhile = keyring.storeAgainAfterWrite
-        actions += keyringOutcome(failure, now: now, random: random)
-        if let adopted, !claims.isStale {
-            // Everyone waiting gets the new token, even one that still falls short of what was
-            // asked (a minimum near the lifetime, less the request's latency and GoTrue's whole
-            // seconds): no request ever causes more than one refresh grant, so no client can
-            // start a loop of them. The answer carries the token's real expiry. (A session
-            // refreshed before the user's claims changed serves nobody: `evaluate` refreshes again.)
-            actions += answerWaiting(with: adopted)
-        }
-        if changedMeanwhile, failure == nil {
-            // The session changed while that write was out: write the newer one too. (After a
-            // failed write the scheduled retry writes the current session anyway.)
-            keyring.storeAgainAfterWrite = false
-            actions += storeAgainIfIdle()
-        }
-        return actions + evaluate(now: now)
-    }
-
     /// The user asked to sign out with `scope` (`SignOutRules`). `local` and `global` end the
     /// session here at once, whatever the server later says; `others` keeps it. A session still
     /// being written to the keyring counts: a sign-out must not lose to it. Returns the actions
@@ -405,12 +217,12 @@ public struct SessionMachine: Sendable {
 
     // MARK: Rules
 
-    private var isStoreUnavailable: Bool {
+    var isStoreUnavailable: Bool {
         if case .storeUnavailable = phase { return true }
         return false
     }
 
-    private mutating func reloadStoreIfIdle(now: Date) -> [SessionAction] {
+    mutating func reloadStoreIfIdle(now: Date) -> [SessionAction] {
         keyring.loadInFlight ? [] : beginLoad(now: now)
     }
 
@@ -419,24 +231,9 @@ public struct SessionMachine: Sendable {
         return [.cancelTimer, .loadStore]
     }
 
-    /// Brings a backed-off retry forward to now (or to the end of the minimum gap after the last
-    /// failure, so that a flapping signal cannot hammer the server) when the failure's reason is
-    /// one of `reasons`; otherwise just re-checks the deadlines.
-    private mutating func retrySooner(ifFailingWith reasons: Set<DegradedReason>, now: Date) -> [SessionAction] {
-        if phase == .signedIn, let failing = degraded, reasons.contains(failing.reason) {
-            let earliest = lastFailureAt.map { $0.addingTimeInterval(policy.minimumRetryGap) } ?? now
-            let retryAt = max(now, earliest)
-            if retryAt < failing.retryAt {
-                nextRefreshAt = retryAt
-                degraded?.retryAt = retryAt
-            }
-        }
-        return evaluate(now: now)
-    }
-
     /// Answers what can be answered, starts a refresh when the deadline passed or a waiting
     /// request needs a fresher token, and re-arms the timer.
-    private mutating func evaluate(now: Date) -> [SessionAction] {
+    mutating func evaluate(now: Date) -> [SessionAction] {
         guard phase == .signedIn, let session, let deadline = nextRefreshAt else { return [] }
         if let held = degraded, held.reason == .refreshLimited, now >= held.retryAt {
             degraded = nil // the breaker has room again
@@ -483,29 +280,6 @@ public struct SessionMachine: Sendable {
         return actions + [.armTimer(min(deadline, keyring.storeRetryAt ?? deadline, heldUntil ?? deadline))]
     }
 
-    /// Records how a keyring write went: the first failure is announced and retries are scheduled
-    /// with the refresh backoff; the first success after failures is announced too.
-    private mutating func keyringOutcome(_ failure: StoreFailure?, now: Date, random: Double) -> [SessionAction] {
-        defer { keyring.failure = failure }
-        guard let failure else {
-            let recovered = keyring.failure != nil
-            keyring.clearStoreRetry()
-            return recovered ? [.emit(.keyringAvailable)] : []
-        }
-        keyring.storeFailures += 1
-        keyring.storeRetryAt = now.addingTimeInterval(policy.backoff(attempt: keyring.storeFailures, retryAfter: nil, random: random))
-        return keyring.failure == nil ? [.emit(.keyringUnavailable(failure))] : []
-    }
-
-    /// Writes the served session again after it changed in place (dates shifted, user updated).
-    /// A refresh or a failing keyring will write it anyway, so only an idle signed-in session needs it.
-    private mutating func storeAgainIfIdle() -> [SessionAction] {
-        if keyring.storeRetryInFlight { keyring.storeAgainAfterWrite = true }
-        guard phase == .signedIn, let session, !keyring.storeRetryInFlight, keyring.storeRetryAt == nil else { return [] }
-        keyring.storeRetryInFlight = true
-        return [write(session, adopting: false)]
-    }
-
     /// Starts a refresh, unless the breaker (`RefreshBudget`) is full: then the refresh is held
     /// back until the window has room, waiting requests get the current token while it is valid
     /// (an error saying so once it is not), and subscribers are told once.
@@ -543,7 +317,7 @@ public struct SessionMachine: Sendable {
             + answerWaitingAfterFailure(.refreshLimited, detail: detail, now: now)
     }
 
-    private mutating func end(_ reason: SignOutReason) -> [SessionAction] {
+    mutating func end(_ reason: SignOutReason) -> [SessionAction] {
         generation &+= 1
         hold = .none
         holdBefore = .none
@@ -560,7 +334,7 @@ public struct SessionMachine: Sendable {
         return [.cancelTimer, .delete, .emit(.signedOut(reason))] + failed
     }
 
-    private mutating func answerWaitingAfterFailure(_ reason: DegradedReason, detail: String, now: Date) -> [SessionAction] {
+    mutating func answerWaitingAfterFailure(_ reason: DegradedReason, detail: String, now: Date) -> [SessionAction] {
         guard let session else { return failWaiting(.notSignedIn(nil)) }
         let answers: [SessionAction] = waiting.map { waiter in
             // A still-valid token is better than none while the server is away; the client
@@ -575,7 +349,7 @@ public struct SessionMachine: Sendable {
     }
 
     /// Makes `newSession` the pending one, to be served once written; `request` is answered then.
-    private mutating func adopt(_ newSession: Session, request: RequestID?, announcing event: SessionEvent) -> [SessionAction] {
+    mutating func adopt(_ newSession: Session, request: RequestID?, announcing event: SessionEvent) -> [SessionAction] {
         generation &+= 1
         // A hold belongs to the session it was taken on; its call's answer is dropped now.
         hold = .none
@@ -594,12 +368,12 @@ public struct SessionMachine: Sendable {
     }
 
     /// The action that writes `session`, noted with the keyring state.
-    private mutating func write(_ session: Session, adopting adopts: Bool) -> SessionAction {
+    mutating func write(_ session: Session, adopting adopts: Bool) -> SessionAction {
         keyring.noteWrite(generation: generation, adopts: adopts)
         return .store(session, generation: generation)
     }
 
-    private mutating func answerWaiting(with session: Session) -> [SessionAction] {
+    mutating func answerWaiting(with session: Session) -> [SessionAction] {
         let answers = (waiting.map(\.id) + claims.takeWaiters()).map { SessionAction.answer($0, .success(token(session))) }
         waiting.removeAll()
         return answers
@@ -611,13 +385,13 @@ public struct SessionMachine: Sendable {
         return answers
     }
 
-    private mutating func clearFailures() {
+    mutating func clearFailures() {
         failures = 0
         lastFailureAt = nil
         degraded = nil
     }
 
-    private func token(_ session: Session) -> IssuedToken {
+    func token(_ session: Session) -> IssuedToken {
         IssuedToken(accessToken: session.accessToken, expiresAt: session.expiresAt)
     }
 }
