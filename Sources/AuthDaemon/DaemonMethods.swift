@@ -92,12 +92,10 @@ enum DaemonMethods {
             connection.activity.markSubscribed()
             await profile.session.subscribe(connection.id, acknowledge: {
                 if let ack = try? RPCCodec.encodeResult(Methods.Subscribe.Result(), id: envelope.id) { outbox.send(ack) }
-            }, send: { message in
+            }, send: { event in
                 // Denied since it subscribed: it gets nothing more of the session.
                 guard !apps.isDenied(connection.client, profile: profile.profile) else { return }
-                if let line = try? RPCCodec.encodeNotification(RPCNotification(method: AuthEventMessage.method, params: message)) {
-                    outbox.send(line)
-                }
+                if let line = event.line { outbox.send(line) }
             })
         }
 

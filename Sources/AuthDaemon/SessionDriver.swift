@@ -52,7 +52,9 @@ public actor SessionDriver: Service {
 
     var answers: [RequestID: CheckedContinuation<Result<IssuedToken, TokenFailure>, Never>] = [:]
     private var nextRequest: UInt64 = 0
-    private var subscribers: [UInt64: @Sendable (AuthEventMessage) -> Void] = [:]
+    private var subscribers: [UInt64: @Sendable (PublishedEvent) -> Void] = [:]
+    /// The served token's claims, decoded once per token for every status and event.
+    private var assurances = TokenAssuranceMemo()
     var loadWaiters: [CheckedContinuation<Void, Never>] = []
     /// Whether an `elevate` call is out, and the ones waiting for it to finish.
     var elevating = false
@@ -193,16 +195,18 @@ public actor SessionDriver: Service {
     /// The current status, without tokens, once the stored session has been read.
     public func status() async -> SessionStatus {
         await awaitLoaded()
-        return StatusMapper.status(of: machine, profile: profile, server: server)
+        return StatusMapper.status(of: machine, profile: profile, server: server) { self.assurances.assurance(of: $0) }
     }
 
     /// Registers `send` for this profile's events. `acknowledge` runs first, then `send` gets an
     /// `INITIAL_SESSION` snapshot (once the stored session has been read), then every change, all in order.
-    public func subscribe(_ subscriber: UInt64, acknowledge: @Sendable () -> Void, send: @escaping @Sendable (AuthEventMessage) -> Void) async {
+    public func subscribe(_ subscriber: UInt64, acknowledge: @Sendable () -> Void, send: @escaping @Sendable (PublishedEvent) -> Void) async {
         await awaitLoaded()
         acknowledge()
         let expired = machine.session.map { $0.remaining(at: clock.now()) <= 0 } ?? false
-        send(StatusMapper.event(.initialSession(expired: expired), machine: machine, profile: profile, server: server))
+        send(PublishedEvent(StatusMapper.event(.initialSession(expired: expired), machine: machine, profile: profile, server: server) {
+            self.assurances.assurance(of: $0)
+        }))
         subscribers[subscriber] = send
     }
 
@@ -255,9 +259,12 @@ public actor SessionDriver: Service {
                     lastSession = nil
                     if DesktopNoticeRule.notifies(reason) { notices?.tell(.sessionEnded(reason, ended: ended)) }
                 }
-                let message = StatusMapper.event(event, machine: machine, profile: profile, server: server)
+                let message = StatusMapper.event(event, machine: machine, profile: profile, server: server) { self.assurances.assurance(of: $0) }
                 logger.debug("event", metadata: ["event.name": "\(message.event)"])
-                for send in subscribers.values { send(message) }
+                if !subscribers.isEmpty {
+                    let published = PublishedEvent(message)
+                    for send in subscribers.values { send(published) }
+                }
             case .answer(let id, let result):
                 answers.removeValue(forKey: id)?.resume(returning: result)
             case .armTimer(let deadline):

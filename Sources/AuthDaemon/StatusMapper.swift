@@ -6,7 +6,9 @@ import FoundationGaps
 /// Turns the machine's state and events into wire types. The one place that decides what a
 /// client may see of a session: user and expiry, never a token.
 enum StatusMapper {
-    static func status(of machine: SessionMachine, profile: String, server: String) -> SessionStatus {
+    /// The status of `machine`; `assurance` reads the served token's claims (`TokenAssuranceMemo`).
+    static func status(of machine: SessionMachine, profile: String, server: String,
+                       assurance: (String) -> TokenAssurance? = { TokenAssurance(accessToken: $0) }) -> SessionStatus {
         let state: SessionState
         switch machine.phase {
         case .loading: state = .loading
@@ -22,7 +24,7 @@ enum StatusMapper {
             status.user = SessionStatus.User(id: session.user.id, email: session.user.email, phone: session.user.phone,
                                               isAnonymous: session.user.isAnonymous ? true : nil)
             status.expiresAt = Int64(saturating: session.expiresAt.timeIntervalSince1970, rounding: .down)
-            if let assurance = TokenAssurance(accessToken: session.accessToken) {
+            if let assurance = assurance(session.accessToken) {
                 status.aal = assurance.level.rawValue
                 status.nextAal = assurance.nextLevel(for: session.user).rawValue
                 status.amr = assurance.methods
@@ -42,8 +44,10 @@ enum StatusMapper {
         return status
     }
 
-    static func event(_ event: SessionEvent, machine: SessionMachine, profile: String, server: String) -> AuthEventMessage {
-        let status = status(of: machine, profile: profile, server: server)
+    /// The message for `event`, with the status of `machine` as `status(of:)` makes it.
+    static func event(_ event: SessionEvent, machine: SessionMachine, profile: String, server: String,
+                      assurance: (String) -> TokenAssurance? = { TokenAssurance(accessToken: $0) }) -> AuthEventMessage {
+        let status = status(of: machine, profile: profile, server: server, assurance: assurance)
         switch event {
         case .initialSession(let expired):
             return AuthEventMessage(event: .initialSession, profile: profile, status: status, expired: expired)
