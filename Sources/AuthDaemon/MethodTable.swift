@@ -32,6 +32,8 @@ public struct MethodTable: Sendable {
 
     private(set) var handlers: [String: Handler] = [:]
     private(set) var audiences: [String: MethodAudience] = [:]
+    /// Each method's parameter type, for `RPCCodec.decodeRequest` to read params with the envelope.
+    private(set) var parameterTypes: RPCCodec.ParameterTypes = [:]
     private var immediates: [Immediate] = []
     private let admission: Admission
     private let immediateAdmission: ImmediateAdmission
@@ -64,15 +66,20 @@ public struct MethodTable: Sendable {
     private mutating func bind<M: RPCMethod>(_ method: M.Type, for audience: MethodAudience,
                                              _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result)
         -> @Sendable (RPCID?, M.Parameters, ConnectionContext) async -> Void {
-        let call = Self.call(M.self, audience: audience, admission: admission, resolveProfile: resolveProfile, body)
+        let resolveProfile = self.resolveProfile
+        let call = Self.call(M.self, audience: audience, admission: admission, body)
         audiences[M.name] = audience
+        parameterTypes[M.name] = M.Parameters.self
         handlers[M.name] = { envelope, connection in
+            let parameters: M.Parameters
             do throws(RPCErrorObject) {
-                let parameters = try Self.decode(M.Parameters.self, envelope)
-                await call(envelope.id, parameters, connection)
+                parameters = Self.resolved(try Self.decode(M.Parameters.self, envelope), for: audience, by: resolveProfile)
+                try Self.validate(parameters)
             } catch {
                 if envelope.id != nil { connection.outbox.send(RPCCodec.encodeError(error, id: envelope.id)) }
+                return
             }
+            await call(envelope.id, parameters, connection)
         }
         return call
     }
@@ -89,13 +96,19 @@ public struct MethodTable: Sendable {
         immediates.append { bytes, connection in
             guard let (id, read) = M.readRequest(bytes) else { return nil }
             let parameters = Self.resolved(read, for: audience, by: resolveProfile)
+            do throws(RPCErrorObject) {
+                try Self.validate(parameters)
+            } catch {
+                return .reply(Array(RPCCodec.encodeError(error, id: id)))
+            }
             // Admission comes last: when it lets the caller through at once it notes the token
             // handed out, so nothing may fail after it.
-            if (try? Self.validate(parameters)) != nil, let result = now(parameters, connection),
+            if let result = now(parameters, connection),
                let line = M.writeResult(result, id: id) ?? (try? RPCCodec.encodeResult(result, id: id)).map(Array.init),
                immediateAdmission(audience, parameters.profile, connection) {
                 return .reply(line)
             }
+            // Read, resolved and validated once: the async steps take it from here.
             return .later { await call(id, parameters, connection) }
         }
     }
@@ -106,6 +119,7 @@ public struct MethodTable: Sendable {
                                                          _ body: @escaping @Sendable (M.Parameters, RPCRequestEnvelope, ConnectionContext) async throws(RPCErrorObject) -> Void) {
         let admission = self.admission, resolveProfile = self.resolveProfile
         audiences[M.name] = audience
+        parameterTypes[M.name] = M.Parameters.self
         handlers[M.name] = { envelope, connection in
             do throws(RPCErrorObject) {
                 let parameters = Self.resolved(try Self.decode(M.Parameters.self, envelope), for: audience, by: resolveProfile)
@@ -137,17 +151,15 @@ public struct MethodTable: Sendable {
         return parameters
     }
 
-    /// The steps after decoding, the same for every way a request comes in: validation,
-    /// admission, the body, and the answer (none for a notification, which has no id).
+    /// The steps after decoding, resolving the profile and validating, the same for every way a
+    /// request comes in: admission, the body, and the answer (none for a notification, which has
+    /// no id).
     private static func call<M: RPCMethod>(_ method: M.Type, audience: MethodAudience, admission: @escaping Admission,
-                                           resolveProfile: @escaping ProfileResolution,
                                            _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result)
         -> @Sendable (RPCID?, M.Parameters, ConnectionContext) async -> Void {
-        { id, given, connection in
+        { id, parameters, connection in
             let reply: Data
-            let parameters = resolved(given, for: audience, by: resolveProfile)
             do throws(RPCErrorObject) {
-                try validate(parameters)
                 try await admission(audience, parameters.profile, connection)
                 let result = try await body(parameters, connection)
                 reply = try encode(M.self, result, id: id)
@@ -169,9 +181,14 @@ public struct MethodTable: Sendable {
         if let validated = parameters as? any ValidatedParameters { try validated.validate() }
     }
 
+    /// The params read with the envelope (`RPCCodec.decodeRequest`), else read from the line now.
     private static func decode<P: Decodable>(_ type: P.Type, _ envelope: RPCRequestEnvelope) throws(RPCErrorObject) -> P {
         do {
-            return try RPCCodec.decodeParams(P.self, from: envelope.raw)
+            switch envelope.parameters {
+            case .success(let parameters as P): return parameters
+            case .failure(let error): throw error
+            case .success, nil: return try RPCCodec.decodeParams(P.self, from: envelope.raw)
+            }
         } catch {
             throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode,
                                  message: "invalid params for \(envelope.method): \(ParameterErrorText.describe(error))")

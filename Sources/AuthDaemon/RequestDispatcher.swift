@@ -27,7 +27,7 @@ public struct RequestDispatcher: SocketRequestHandler {
 
     /// Handles one line.
     public func handle(line: Data, connection: ConnectionContext) async {
-        switch RPCCodec.decodeEnvelope(line) {
+        switch RPCCodec.decodeRequest(line, parameterTypes: table.parameterTypes) {
         case .failure(let rejection):
             logger.debug("rejected line", metadata: ["connection.id": "\(connection.id)", "rpc.error": "\(rejection.error.code)"])
             connection.outbox.send(RPCCodec.encodeError(rejection.error, id: rejection.id))

@@ -132,14 +132,26 @@ public enum ErrorReason: String, Sendable, Codable, CaseIterable {
     case approvalTimeout = "approval_timeout"
 }
 
-/// Any inbound line after the envelope was checked: the method name and the raw line to decode params from.
+/// Any inbound line after the envelope was checked: the method name, its params when they were
+/// read with it (`RPCCodec.decodeRequest`), and the raw line.
 public struct RPCRequestEnvelope: Sendable {
     /// The id; nil for a notification.
     public var id: RPCID?
     /// The method name.
     public var method: String
-    /// The raw line, decoded again for the method's parameters.
+    /// The raw line, from which the params are decoded when they were not read with the envelope.
     public var raw: Data
+    /// The params as the method's parameter type, or why they could not be read; nil when the
+    /// reader was given no type for the method.
+    public var parameters: Result<any Sendable, any Error>?
+
+    /// Creates an envelope.
+    public init(id: RPCID?, method: String, raw: Data, parameters: Result<any Sendable, any Error>? = nil) {
+        self.id = id
+        self.method = method
+        self.raw = raw
+        self.parameters = parameters
+    }
 }
 
 /// An outbound notification (an event).

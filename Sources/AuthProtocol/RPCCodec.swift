@@ -2,13 +2,22 @@ import FoundationEssentials
 
 /// Encodes and decodes JSON-RPC 2.0 lines. One JSON object per line, UTF-8, no embedded newline.
 public enum RPCCodec {
+    /// The parameter types of the methods served, by name: `decodeRequest` decodes a request's
+    /// params with its method's type in the same pass that reads the envelope.
+    public typealias ParameterTypes = [String: any (Decodable & Sendable).Type]
+
+    private static let parameterTypesKey = CodingUserInfoKey(rawValue: "authd.parameterTypes")!
+
     private struct Envelope: Decodable {
         var jsonrpc: String?
         var id: RPCID?
         var method: String?
         var hasID: Bool
+        /// The params, decoded with the type `parameterTypesKey` names for the method; nil when
+        /// no type was given for it.
+        var parameters: Result<any Sendable, any Error>?
 
-        enum CodingKeys: String, CodingKey { case jsonrpc, id, method }
+        enum CodingKeys: String, CodingKey { case jsonrpc, id, method, params }
 
         init(from decoder: Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -16,6 +25,15 @@ public enum RPCCodec {
             hasID = container.contains(.id)
             id = try? container.decode(RPCID.self, forKey: .id)
             method = try? container.decode(String.self, forKey: .method)
+            if let method, let types = decoder.userInfo[RPCCodec.parameterTypesKey] as? ParameterTypes, let type = types[method] {
+                parameters = Result { try Self.params(type, in: container) }
+            }
+        }
+
+        /// The params as `P`; absent or null params decode as `{}`.
+        private static func params<P: Decodable & Sendable>(_ type: P.Type, in container: KeyedDecodingContainer<CodingKeys>) throws -> any Sendable {
+            if let params = try container.decodeIfPresent(P.self, forKey: .params) { return params }
+            return try makeDecoder().decode(P.self, from: Data("{}".utf8))
         }
     }
 
@@ -33,9 +51,18 @@ public enum RPCCodec {
 
     /// Reads the envelope of one line, or the error to answer (with the id when it could be read).
     public static func decodeEnvelope(_ line: Data) -> Result<RPCRequestEnvelope, RPCRejection> {
+        decodeRequest(line, parameterTypes: [:])
+    }
+
+    /// Reads one line in one pass: the envelope and, when `parameterTypes` has a type for its
+    /// method, its params (`RPCRequestEnvelope.parameters`); or the error to answer (with the id
+    /// when it could be read).
+    public static func decodeRequest(_ line: Data, parameterTypes: ParameterTypes) -> Result<RPCRequestEnvelope, RPCRejection> {
         let envelope: Envelope
         do {
-            envelope = try makeDecoder().decode(Envelope.self, from: line)
+            let decoder = makeDecoder()
+            if !parameterTypes.isEmpty { decoder.userInfo[parameterTypesKey] = parameterTypes }
+            envelope = try decoder.decode(Envelope.self, from: line)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
             // The decoder's own verdict tells unparseable text from valid JSON of the wrong shape,
             // so the line is parsed once, not once per question.
@@ -51,7 +78,7 @@ public enum RPCCodec {
             // "id": null or a value of the wrong type. Treated as a request we cannot answer by id.
             return .failure(RPCRejection(id: nil, error: RPCErrorObject(code: RPCErrorObject.invalidRequestCode, message: "invalid request: \"id\" must be a string or a whole number that fits in 64 bits")))
         }
-        return .success(RPCRequestEnvelope(id: envelope.id, method: method, raw: line))
+        return .success(RPCRequestEnvelope(id: envelope.id, method: method, raw: line, parameters: envelope.parameters))
     }
 
     /// Decodes the `params` of a request for a method's parameter type; absent params decode as `{}`.

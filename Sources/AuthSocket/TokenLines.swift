@@ -58,10 +58,12 @@ public struct TokenResult: Sendable, Equatable {
 ///
 /// The reader is deliberately narrow: one flat object with `jsonrpc` "2.0", an `id` (a whole
 /// number, or a string of printable ASCII without escapes), `method` "session.token" and
-/// optionally `params` with `profile` (a string without escapes) and `min_validity` (a whole
-/// number), in any order and with any JSON whitespace. Anything else (escapes, other keys, keys
-/// given twice, nulls, fractions, invalid JSON) is nil, and the caller decodes the line with the
-/// general JSON codec (`RPCCodec`), which remains the reference for what a line means.
+/// optionally `params` with `profile` and `aal` (strings without escapes) and `min_validity` (a
+/// whole number), in any order and with any JSON whitespace. Anything else (escapes, other keys,
+/// keys given twice, nulls, fractions, invalid JSON) is nil, and the caller decodes the line with
+/// the general JSON codec (`RPCCodec`), which remains the reference for what a line means. A line
+/// of another method is given up as soon as its `method` is read, so that most of it is read
+/// only once, by the general codec.
 public struct TokenRequestLine: Equatable, Sendable {
     /// The method's wire name.
     public static let method = "session.token"
@@ -91,7 +93,6 @@ public struct TokenRequestLine: Equatable, Sendable {
     }
 
     /// The line, newline included, with the keys in the order the general encoder writes them.
-    /// An `aal` is written too, though the narrow reader leaves such a line to the general one.
     public var encoded: [UInt8] {
         var line = Array(#"{"id":"#.utf8)
         WireText.append(id, to: &line)
@@ -119,7 +120,8 @@ public struct TokenRequestLine: Equatable, Sendable {
                 return jsonrpc != nil
             } else if reader.holds(key, Keys.method), method == nil {
                 method = reader.plainString()
-                return method != nil
+                // Another method's line: give it up now, not after reading the rest of it.
+                return method.map { reader.holds($0, Keys.tokenMethod) } ?? false
             } else if reader.holds(key, Keys.id), id == nil {
                 id = reader.id()
                 return id != nil
@@ -191,7 +193,8 @@ public enum TokenAnswerLine {
 /// The keys and fixed values the token lines use.
 private enum Keys {
     static let jsonrpc = Array("jsonrpc".utf8), method = Array("method".utf8), id = Array("id".utf8), params = Array("params".utf8)
-    static let profile = Array("profile".utf8), minValidity = Array("min_validity".utf8), result = Array("result".utf8)
+    static let profile = Array("profile".utf8), minValidity = Array("min_validity".utf8), aal = Array("aal".utf8)
+    static let result = Array("result".utf8)
     static let accessToken = Array("access_token".utf8), tokenType = Array("token_type".utf8)
     static let expiresAt = Array("expires_at".utf8), expiresIn = Array("expires_in".utf8)
     static let version = Array("2.0".utf8), tokenMethod = Array(TokenRequestLine.method.utf8)
@@ -314,11 +317,14 @@ private struct WireReader {
     }
 
     mutating func tokenParameters() -> TokenParameters? {
-        var profile: Range<Int>?, minValidity: Int64?
+        var profile: Range<Int>?, aal: Range<Int>?, minValidity: Int64?
         let complete = object { key, reader in
             if reader.holds(key, Keys.profile), profile == nil {
                 profile = reader.plainString()
                 return profile != nil
+            } else if reader.holds(key, Keys.aal), aal == nil {
+                aal = reader.plainString()
+                return aal != nil
             } else if reader.holds(key, Keys.minValidity), minValidity == nil {
                 minValidity = reader.wholeNumber()
                 return minValidity != nil
@@ -328,7 +334,7 @@ private struct WireReader {
         guard complete else { return nil }
         let seconds = minValidity.flatMap { Int(exactly: $0) }
         guard minValidity == nil || seconds != nil else { return nil }
-        return TokenParameters(profile: profile.map(text), minValidity: seconds)
+        return TokenParameters(profile: profile.map(text), minValidity: seconds, aal: aal.map(text))
     }
 
     mutating func tokenResult() -> TokenResult? {

@@ -51,14 +51,17 @@ import Testing
         let error = try #require(try JSONDecoder().decode(RPCResponse<Methods.Token.Result>.self, from: fixture).error)
         #expect(error.reason == .mfaRequired && error.code == RPCErrorObject.applicationErrorCode)
         #expect(WireFormatTests.line(RPCCodec.encodeError(error, id: .number(47))) == fixture)
-        // The hand-written writer writes `aal` as the general encoder does; its narrow reader leaves
-        // such a line to the general decoder.
+        // The hand-written writer writes `aal` as the general encoder does, and its narrow reader
+        // reads it as the general decoder does.
         let written = try #require(Methods.Token.writeRequest(.init(minValidity: 60, aal: "aal2"), id: .number(47)))
         #expect(WireFormatTests.line(Data(written)) == (try WireFormatTests.fixture("request-token-aal2")))
         let withProfile = TokenParameters(profile: "work", minValidity: 5, aal: "aal1")
         #expect(Data(TokenRequestLine(id: .number(1), parameters: withProfile).encoded)
                 == (try RPCCodec.encodeRequest(method: Methods.Token.name, params: withProfile, id: .number(1))))
-        #expect(TokenRequestLine(Array(try WireFormatTests.fixture("request-token-aal2"))) == nil)
+        let read = try #require(TokenRequestLine(Array(try WireFormatTests.fixture("request-token-aal2"))))
+        #expect(read.id == .number(47))
+        #expect(read.parameters == (try RPCCodec.decodeParams(Methods.Token.Parameters.self, from: try WireFormatTests.fixture("request-token-aal2"))))
+        #expect(read.parameters.aal == "aal2")
         #expect(throws: RPCErrorObject.self) { try Methods.Token.Parameters(aal: "aal3").validate() }
     }
 

@@ -11,11 +11,11 @@ import Testing
     private func decoded(_ line: String) -> TokenRequestLine.Reading? {
         guard case .success(let envelope) = RPCCodec.decodeEnvelope(Data(line.utf8)), envelope.method == Methods.Token.name,
               let id = envelope.id, let parameters = try? RPCCodec.decodeParams(Methods.Token.Parameters.self, from: envelope.raw) else { return nil }
-        return .init(id: id, profile: parameters.profile, minValidity: parameters.minValidity)
+        return .init(id: id, profile: parameters.profile, minValidity: parameters.minValidity, aal: parameters.aal)
     }
 
     private func read(_ line: String) -> TokenRequestLine.Reading? {
-        TokenRequestLine(Array(line.utf8)).map { .init(id: $0.id, profile: $0.parameters.profile, minValidity: $0.parameters.minValidity) }
+        TokenRequestLine(Array(line.utf8)).map { .init(id: $0.id, profile: $0.parameters.profile, minValidity: $0.parameters.minValidity, aal: $0.parameters.aal) }
     }
 
     @Test func theCommonShapesAreReadAsTheDecoderReadsThem() {
@@ -27,6 +27,9 @@ import Testing
             (" {\t\"jsonrpc\" : \"2.0\" , \"id\" : -9223372036854775808 , \"method\" : \"session.token\" , \"params\" : { \"profile\" : \"p/q\" } }\r",
              .init(id: .number(.min), profile: "p/q", minValidity: nil)),
             (#"{"jsonrpc":"2.0","id":0,"method":"session.token","params":{"min_validity":-5}}"#, .init(id: .number(0), profile: nil, minValidity: -5)),
+            // What the Swift client writes for a token that needs a second factor.
+            (#"{"id":3,"jsonrpc":"2.0","method":"session.token","params":{"aal":"aal2","min_validity":30}}"#,
+             .init(id: .number(3), profile: nil, minValidity: 30, aal: "aal2")),
         ]
         for (line, expected) in lines {
             #expect(read(line) == expected, "\(line)")
@@ -43,6 +46,8 @@ import Testing
             #"{"jsonrpc":"2.0","id":1,"id":2,"method":"session.token"}"#,                    // a key twice
             #"{"jsonrpc":"2.0","id":1,"method":"session.token","extra":true}"#,              // another key
             #"{"jsonrpc":"2.0","id":1,"method":"session.token","params":{"profile":"a\"b"}}"#, // an escape
+            #"{"jsonrpc":"2.0","id":1,"method":"session.token","params":{"aal":"aal2","aal":"aal1"}}"#, // aal twice
+            #"{"jsonrpc":"2.0","id":1,"method":"session.token","params":{"aal":2}}"#,         // aal not a string
             #"{"jsonrpc":"2.0","id":"\u0031","method":"session.token"}"#,                    // an escaped id
             #"{"jsonrpc":"2.0","id":1.0,"method":"session.token"}"#,                         // a fraction
             #"{"jsonrpc":"2.0","id":1e3,"method":"session.token"}"#,                         // an exponent
@@ -66,6 +71,7 @@ import Testing
         let seeds = [
             #"{"jsonrpc":"2.0","id":12,"method":"session.token","params":{"profile":"default","min_validity":30}}"#,
             #"{"params":{},"id":"x","method":"session.token","jsonrpc":"2.0"}"#,
+            #"{"id":5,"jsonrpc":"2.0","method":"session.token","params":{"aal":"aal2","profile":"w"}}"#,
         ].map { Array($0.utf8) }
         let alphabet = Array(#"{}[]":, 0123456789-.eE\"#.utf8) + [0x09, 0x0D, 0xC3, 0xBC]
         var generator = SplitMix64(seed: 0x5EED)
@@ -109,7 +115,8 @@ import Testing
     @Test func theRequestIsWrittenAsTheEncoderWritesItAndReadBack() throws {
         let cases: [(RPCID, Methods.Token.Parameters)] = [
             (.number(1), .init()), (.number(-3), .init(profile: "work")), (.string("x-9"), .init(minValidity: 0)),
-            (.number(.max), .init(profile: "p/q r", minValidity: 86_400)),
+            (.number(.max), .init(profile: "p/q r", minValidity: 86_400)), (.number(4), .init(minValidity: 10, aal: "aal2")),
+            (.string("z"), .init(profile: "work", aal: "aal1")),
         ]
         for (id, parameters) in cases {
             let line = TokenRequestLine(id: id, parameters: parameters).encoded
@@ -122,7 +129,7 @@ import Testing
         for profile in ["a\"b", "line\nbreak", "caf\u{E9}", "tab\there\u{1}"] {
             let line = TokenRequestLine(id: .number(2), parameters: .init(profile: profile)).encoded
             #expect(TokenRequestLine(Array(line.dropLast())) == nil)
-            #expect(decoded(String(decoding: line.dropLast(), as: UTF8.self)) == .init(id: .number(2), profile: profile, minValidity: nil))
+            #expect(decoded(String(decoding: line.dropLast(), as: UTF8.self)) == .init(id: .number(2), profile: profile, minValidity: nil, aal: nil))
         }
     }
 
@@ -153,5 +160,6 @@ extension TokenRequestLine {
         var id: RPCID
         var profile: String?
         var minValidity: Int?
+        var aal: String? = nil
     }
 }

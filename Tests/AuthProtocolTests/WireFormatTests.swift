@@ -136,6 +136,40 @@ struct FixtureMissing: Error { let name: String }
         #expect(rejection.id == .number(9))
     }
 
+    /// One pass reads the envelope and, for a method whose type is given, its params: what the
+    /// two passes (`decodeEnvelope`, then `decodeParams`) read, and the same refusals.
+    @Test func theEnvelopeAndItsParamsAreReadInOnePass() throws {
+        let types: RPCCodec.ParameterTypes = [Methods.Token.name: Methods.Token.Parameters.self]
+        let line = Data(#"{"jsonrpc":"2.0","id":4,"method":"session.token","params":{"profile":"work","min_validity":30,"aal":"aal2"}}"#.utf8)
+        guard case .success(let envelope) = RPCCodec.decodeRequest(line, parameterTypes: types) else {
+            Issue.record("refused")
+            return
+        }
+        #expect(envelope.id == .number(4) && envelope.method == Methods.Token.name)
+        let parameters = try #require(try envelope.parameters?.get() as? Methods.Token.Parameters)
+        #expect(parameters == (try RPCCodec.decodeParams(Methods.Token.Parameters.self, from: line)))
+        // Absent params read as {}; params of the wrong type are the envelope's error to answer.
+        guard case .success(let bare) = RPCCodec.decodeRequest(Data(#"{"jsonrpc":"2.0","id":5,"method":"session.token"}"#.utf8), parameterTypes: types),
+              case .success(let wrong) = RPCCodec.decodeRequest(Data(#"{"jsonrpc":"2.0","id":6,"method":"session.token","params":{"min_validity":"soon"}}"#.utf8), parameterTypes: types),
+              case .success(let other) = RPCCodec.decodeRequest(Data(#"{"jsonrpc":"2.0","id":7,"method":"session.status"}"#.utf8), parameterTypes: types) else {
+            Issue.record("refused")
+            return
+        }
+        #expect(try bare.parameters?.get() as? Methods.Token.Parameters == Methods.Token.Parameters())
+        #expect(throws: DecodingError.self) { try wrong.parameters?.get() }
+        #expect(wrong.id == .number(6))
+        // A method with no type given: the params are left on the line.
+        #expect(other.parameters == nil)
+        // The envelope's own refusals are unchanged.
+        for (bad, code) in [("{", RPCErrorObject.parseErrorCode), (#"{"jsonrpc":"2.0","id":null,"method":"session.token"}"#, RPCErrorObject.invalidRequestCode)] {
+            guard case .failure(let rejection) = RPCCodec.decodeRequest(Data(bad.utf8), parameterTypes: types) else {
+                Issue.record("accepted \(bad)")
+                continue
+            }
+            #expect(rejection.error.code == code)
+        }
+    }
+
     @Test func wrongParameterTypesFailToDecode() {
         #expect(throws: DecodingError.self) {
             try RPCCodec.decodeParams(Methods.Token.Parameters.self,
