@@ -8,7 +8,8 @@
  * Written in C on libc alone, so that it starts like any small program and weighs a few dozen
  * KiB: a Swift front carries the Swift runtime (about 6.6 MiB, statically linked). It is built
  * with the C client library's own code (included below), so that socket paths, the check of who
- * serves the socket and JSON strings are read and written the one way the library does. */
+ * serves the socket, the token request and its answer are read and written the one way the
+ * library does. */
 #include "authd-client.c"
 
 #include <limits.h>
@@ -141,46 +142,11 @@ static int parse_token_request(int argc, char **argv, token_request *request) {
     return 1;
 }
 
-/* The request line, newline included, to free(). */
-static char *request_line(const token_request *request) {
-    size_t size = 128 + (request->profile ? strlen(request->profile) * 6 : 0);
-    char *line = malloc(size), *out = line;
-    if (!line) return NULL;
-    out = stpcpy(out, "{\"jsonrpc\":\"2.0\",\"id\":" REQUEST_ID ",\"method\":\"session.token\",\"params\":{");
-    if (request->profile) {
-        out = stpcpy(out, "\"profile\":");
-        out = put_json_string(out, request->profile);
-    }
-    if (request->min_valid >= 0) out += sprintf(out, "%s\"min_validity\":%ld", request->profile ? "," : "", request->min_valid);
-    strcpy(out, "}}\n");
-    return line;
-}
-
 /* Whether `byte` is one a JWT is made of: letters, digits, `-`, `_` and `.`. Anything else is
  * printed by the whole authctl, which says what is odd about it. */
 static int is_token_character(char byte) {
     return (byte >= '0' && byte <= '9') || (byte >= 'A' && byte <= 'Z') || (byte >= 'a' && byte <= 'z') || byte == '-' || byte == '_'
            || byte == '.';
-}
-
-/* Calls `visit` for each member of the JSON object `object`; false when it is not one, or when
- * `visit` refuses a member. */
-static int each_member(span object, int (*visit)(span key, span value, void *context), void *context) {
-    const char *p = skip_space(object.start, object.end), *end = object.end;
-    if (p >= end || *p != '{') return 0;
-    p = skip_space(p + 1, end);
-    if (p < end && *p == '}') return skip_space(p + 1, end) == end;
-    for (;;) {
-        const char *key_start = p, *key_end = skip_string(p, end);
-        if (!key_end) return 0;
-        p = skip_space(key_end, end);
-        if (p >= end || *p != ':') return 0;
-        const char *value_start = skip_space(p + 1, end), *value_end = skip_value(value_start, end, 0);
-        if (!value_end || !visit((span){ key_start, key_end }, (span){ value_start, value_end }, context)) return 0;
-        p = skip_space(value_end, end);
-        if (p < end && *p == ',') { p = skip_space(p + 1, end); continue; }
-        return p < end && *p == '}' && skip_space(p + 1, end) == end;
-    }
 }
 
 /* Whether `text` is exactly `expected` (a span of JSON text, quotes included for strings). */
@@ -189,46 +155,20 @@ static int spells(span text, const char *expected) {
     return (size_t)(text.end - text.start) == length && memcmp(text.start, expected, length) == 0;
 }
 
-/* The answer's parts, each to be seen once. */
-typedef struct {
-    span token;
-    int seen_version, seen_id, seen_result, seen_token, seen_type, seen_expires_at, seen_expires_in;
-} token_answer;
-
-static int visit_result(span key, span value, void *context) {
-    token_answer *answer = context;
-    int64_t number;
-    if (spells(key, "\"access_token\"") && !answer->seen_token++) {
-        if (!is_kind(value, '"') || value.end - value.start < 3) return 0;
-        for (const char *p = value.start + 1; p < value.end - 1; p++)
-            if (!is_token_character(*p)) return 0;
-        answer->token = (span){ value.start + 1, value.end - 1 };
-        return 1;
-    }
-    if (spells(key, "\"token_type\"") && !answer->seen_type++) return is_kind(value, '"');
-    if (spells(key, "\"expires_at\"") && !answer->seen_expires_at++) return integer_value(value, &number);
-    if (spells(key, "\"expires_in\"") && !answer->seen_expires_in++) return integer_value(value, &number);
-    return 0;
-}
-
-static int visit_answer(span key, span value, void *context) {
-    token_answer *answer = context;
-    if (spells(key, "\"jsonrpc\"") && !answer->seen_version++) return spells(value, "\"2.0\"");
-    if (spells(key, "\"id\"") && !answer->seen_id++) return spells(value, REQUEST_ID);
-    if (spells(key, "\"result\"") && !answer->seen_result++) return each_member(value, visit_result, answer);
-    return 0;
-}
-
-/* The token in `line` when it is a successful answer to the request in the narrow shape authd
- * writes (any member order and spacing, each member once, nothing else); otherwise the line is
- * handed to the whole authctl, which decodes it the general way. */
+/* The token in `line` when it is a successful answer to the request, read by the library's own
+ * reader (`token_in_result`), and a plain JWT; otherwise the line is handed to the whole authctl,
+ * which decodes it the general way and says what is odd about it. */
 static int plain_token(const char *line, size_t length, span *token) {
-    token_answer answer = { 0 };
-    if (!each_member((span){ line, line + length }, visit_answer, &answer)) return 0;
-    if (!answer.seen_version || !answer.seen_id || !answer.seen_result || !answer.seen_token || !answer.seen_type
-        || !answer.seen_expires_at || !answer.seen_expires_in)
-        return 0;
-    *token = answer.token;
+    span message = { line, line + length }, version, id, result, error, value;
+    const char *start = skip_space(line, message.end), *end = skip_value(start, message.end, 0);
+    if (!end || skip_space(end, message.end) != message.end || !is_kind((span){ start, message.end }, '{')) return 0;
+    if (!member(message, "jsonrpc", &version) || !spells(version, "\"2.0\"")) return 0;
+    if (!member(message, "id", &id) || !spells(id, REQUEST_ID) || member(message, "error", &error)) return 0;
+    int64_t expires_at;
+    if (!member(message, "result", &result) || !token_in_result(result, &value, &expires_at) || value.end - value.start < 3) return 0;
+    for (const char *p = value.start + 1; p < value.end - 1; p++)
+        if (!is_token_character(*p)) return 0;
+    *token = (span){ value.start + 1, value.end - 1 };
     return 1;
 }
 
@@ -256,8 +196,12 @@ int main(int argc, char **argv) {
     if (!path || socket_open(&fd, path, NULL) != AUTHD_OK) run_full(argc, argv, NULL, 0);
     struct timeval timeout = { .tv_sec = ANSWER_TIMEOUT_S };
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    char *line = request_line(&request);
-    if (!line || !write_all(fd, 1, line, strlen(line))) run_full(argc, argv, NULL, 0);
+    /* The library's own writer, with the library's params. */
+    char *params = token_params(request.profile, request.min_valid >= 0, request.min_valid);
+    int length = 0;
+    char *line = params ? request_text(REQUEST_ID, "session.token", params, &length) : NULL;
+    free(params);
+    if (!line || !write_all(fd, 1, line, (size_t)length)) run_full(argc, argv, NULL, 0);
     free(line);
     /* One answer line, read whole. */
     size_t capacity = 4096, used = 0;

@@ -383,14 +383,42 @@ static authd_code error_from(span error_value, authd_error *error) {
     return code;
 }
 
+/* A request line, newline included, to free(), its length in `*length`: the one writer of every
+ * call (authctl's front, which includes this file, writes its token request with it too). NULL
+ * when out of memory. `id` and `params_json` are JSON text. */
+static char *request_text(const char *id, const char *method, const char *params_json, int *length) {
+    char *request = NULL;
+    *length = asprintf(&request, "{\"jsonrpc\":\"2.0\",\"id\":%s,\"method\":\"%s\",\"params\":%s}\n", id, method, params_json);
+    return *length < 0 ? NULL : request;
+}
+
+/* The params of a `session.token` call, to free(): the minimum validity (left out unless
+ * `given`) and the profile (NULL: authd's default). NULL when out of memory. */
+static char *params_with_profile(const char *profile, const char *extra);
+static char *token_params(const char *profile, int given, long min_validity) {
+    char extra[48] = "";
+    if (given) snprintf(extra, sizeof extra, "\"min_validity\":%ld", min_validity);
+    return params_with_profile(profile, extra);
+}
+
+/* The access token (a JSON string's span, quotes included) and the expiry in the result object of
+ * a `session.token` call; 0 when it lacks either: the one reader of token answers. */
+static int token_in_result(span result, span *token, int64_t *expires_at) {
+    span expiry;
+    return member(result, "access_token", token) && is_kind(*token, '"') && member(result, "expires_at", &expiry)
+           && integer_value(expiry, expires_at);
+}
+
 /* Sends one call and waits for its answer: AUTHD_OK with the result's text in `*result` (to
  * free()), or the typed error. Events on the connection are handed to `on_event` (may be NULL). */
 static authd_code call(connection *c, const char *method, const char *params_json, int timeout_ms, char **result,
                        void (*on_event)(span params, void *context), void *context, authd_error *error) {
     long id = ++c->next_id;
-    char *request = NULL;
-    int length = asprintf(&request, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"%s\",\"params\":%s}\n", id, method, params_json);
-    if (length < 0) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
+    char id_text[24];
+    snprintf(id_text, sizeof id_text, "%ld", id);
+    int length;
+    char *request = request_text(id_text, method, params_json, &length);
+    if (!request) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
     /* A write to a connection authd already refused fails; its reason is still read below. */
     for (int sent = 0; sent < length;) {
         ssize_t wrote = send(c->fd, request + sent, (size_t)(length - sent), MSG_NOSIGNAL);
@@ -635,16 +663,14 @@ static authd_code client_call(authd_client *client, const char *method, const ch
 PUBLIC authd_code authd_client_token(authd_client *client, int min_validity, authd_token *token, authd_error *error) {
     clear_error(error);
     memset(token, 0, sizeof *token);
-    char extra[48];
-    snprintf(extra, sizeof extra, "\"min_validity\":%d", min_validity);
-    char *params = params_with_profile(client->to.profile, extra), *result = NULL;
+    char *params = token_params(client->to.profile, 1, min_validity), *result = NULL;
     if (!params) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
     authd_code code = client_call(client, "session.token", params, &result, error);
     free(params);
     if (code != AUTHD_OK) return code;
-    span answer = { result, result + strlen(result) }, value, expiry;
-    token->access_token = member(answer, "access_token", &value) ? string_value(value) : NULL;
-    if (!token->access_token || !member(answer, "expires_at", &expiry) || !integer_value(expiry, &token->expires_at)) {
+    span answer = { result, result + strlen(result) }, value;
+    token->access_token = token_in_result(answer, &value, &token->expires_at) ? string_value(value) : NULL;
+    if (!token->access_token) {
         authd_token_clear(token);
         code = AUTHD_PROTOCOL_ERROR;
         fail(error, code, NULL, "authd's token answer lacks access_token or expires_at");
