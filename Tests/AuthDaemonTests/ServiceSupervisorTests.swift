@@ -10,8 +10,17 @@ import Testing
 /// A `ServiceNotifier` that records what it is sent, for a supervisor that believes systemd listens.
 final class RecordingNotifier: ServiceNotifier {
     let watchdogInterval: Duration?
-    var isListening: Bool { true }
+    /// Whether systemd listens: always. Asked for the first time just before the supervisor
+    /// subscribes to the drivers, so the test can tell that it has got that far.
+    var isListening: Bool {
+        asked.withLock { $0 = true }
+        return true
+    }
     private let sent = Mutex<[String]>([])
+    private let asked = Mutex(false)
+
+    /// Whether the supervisor has asked `isListening`.
+    var wasAskedWhetherListening: Bool { asked.withLock { $0 } }
 
     init(watchdog: Duration?) { watchdogInterval = watchdog }
 
@@ -19,6 +28,9 @@ final class RecordingNotifier: ServiceNotifier {
 
     /// Every assignment sent so far, one per line of each notification.
     var assignments: [String] { sent.withLock { $0.flatMap { $0.split(separator: "\n").map(String.init) } } }
+
+    /// How many `WATCHDOG=1` were sent.
+    var pings: Int { assignments.filter { $0 == "WATCHDOG=1" }.count }
 
     /// The text of the last `STATUS=` sent.
     var lastStatus: String? { assignments.last { $0.hasPrefix("STATUS=") }.map { String($0.dropFirst("STATUS=".count)) } }
@@ -39,18 +51,81 @@ final class GatedSessionStore: SessionStore {
     private let inner = InMemorySessionStore()
     private let opened: AsyncStream<Void>
     private let opener: AsyncStream<Void>.Continuation
+    private let reading = Mutex(false)
 
     init() { (opened, opener) = AsyncStream.makeStream() }
 
     /// Lets the read through.
     func open() { opener.finish() }
 
+    /// Whether a read has begun (and waits, until `open`).
+    var isReading: Bool { reading.withLock { $0 } }
+
     func load(profile: String) async throws(StoreFailure) -> Session? {
+        reading.withLock { $0 = true }
         for await _ in opened {}
         return try await inner.load(profile: profile)
     }
     func save(_ session: Session, profile: String) async throws(StoreFailure) { try await inner.save(session, profile: profile) }
     func delete(profile: String) async throws(StoreFailure) { try await inner.delete(profile: profile) }
+}
+
+/// A monotonic clock that moves only when the test moves it: a sleep ends once `advance` has
+/// brought the clock to its end (or its task is cancelled), so the supervisor ticks exactly when
+/// the test says.
+final class SteppedClock: MonotonicClock {
+    private struct Sleeper {
+        let until: TimeInterval
+        let wake: CheckedContinuation<Void, any Error>
+    }
+    private struct State {
+        var now: TimeInterval = 0
+        var sleepers: [UInt64: Sleeper] = [:]
+        var nextSleeper: UInt64 = 0
+    }
+    private let state = Mutex(State())
+
+    func seconds() -> TimeInterval { state.withLock { $0.now } }
+
+    func sleep(for seconds: TimeInterval) async throws {
+        let id = state.withLock { state in
+            defer { state.nextSleeper += 1 }
+            return state.nextSleeper
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (wake: CheckedContinuation<Void, any Error>) in
+                let now: Bool = state.withLock { state in
+                    guard seconds > 0, !Task.isCancelled else { return true }
+                    state.sleepers[id] = Sleeper(until: state.now + seconds, wake: wake)
+                    return false
+                }
+                if now { Task.isCancelled ? wake.resume(throwing: CancellationError()) : wake.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.sleepers.removeValue(forKey: id) }?.wake.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock forward and ends every sleep that is then over.
+    func advance(by seconds: TimeInterval) {
+        let due = state.withLock { state in
+            state.now += seconds
+            let due = state.sleepers.filter { $0.value.until <= state.now }
+            for id in due.keys { state.sleepers[id] = nil }
+            return due.values.map(\.wake)
+        }
+        for wake in due { wake.resume() }
+    }
+
+    /// How many sleeps are waiting for the clock.
+    var sleeping: Int { state.withLock { $0.sleepers.count } }
+
+    /// Waits (in real time, up to `timeout`) until some sleep waits for the clock.
+    func waitForSleeper(_ timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while sleeping == 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        return sleeping > 0
+    }
 }
 
 /// The supervisor against a real session driver: the `STATUS=` line follows every state change
@@ -59,13 +134,13 @@ final class GatedSessionStore: SessionStore {
     let logger = Logger(label: "authd-test")
 
     /// Runs a driver and a supervisor in a service group, the socket already listening, until `body` returns.
-    private func supervising(store: any SessionStore = InMemorySessionStore(), notifier: RecordingNotifier, statusInterval: Duration,
-                             _ body: @Sendable (SessionDriver) async throws -> Void) async throws {
+    private func supervising(store: any SessionStore = InMemorySessionStore(), notifier: RecordingNotifier, ticks: SteppedClock,
+                             statusInterval: Duration, _ body: @Sendable (SessionDriver) async throws -> Void) async throws {
         let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: FakeGoTrue(),
                                    policy: RefreshPolicy(jitterFraction: 0), logger: logger)
         let (listening, listened) = AsyncStream.makeStream(of: Void.self)
         let supervisor = ServiceSupervisor(drivers: [driver], notifier: notifier, listening: listening,
-                                           statusInterval: statusInterval, logger: logger)
+                                           monotonic: ticks, statusInterval: statusInterval, logger: logger)
         let services = ServiceGroup(configuration: .init(services: [.init(service: driver), .init(service: supervisor)],
                                                          gracefulShutdownSignals: [], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -83,10 +158,10 @@ final class GatedSessionStore: SessionStore {
     }
 
     @Test func theStatusLineFollowsSignInAndSignOutAtOnceNotAtTheNextTick() async throws {
-        // A tick of a minute: any line seen within ten seconds (room for a loaded CI machine; a
-        // whole suite runs beside this on two cores) was sent because the state changed.
+        // The supervisor's clock never moves: no tick comes, so every line was sent because the
+        // state changed. The bounds below only end a failing test.
         let notifier = RecordingNotifier(watchdog: .seconds(120))
-        try await supervising(notifier: notifier, statusInterval: .seconds(60)) { driver in
+        try await supervising(notifier: notifier, ticks: SteppedClock(), statusInterval: .seconds(60)) { driver in
             #expect(await notifier.waitFor(.seconds(30)) { $0 == "READY=1" })
             #expect(notifier.assignments.contains("STATUS=sign-in needed: authctl login"), "\(notifier.assignments)")
 
@@ -107,16 +182,31 @@ final class GatedSessionStore: SessionStore {
     @Test func theWatchdogIsFedOnlyOnceTheDriversAnswer() async throws {
         let store = GatedSessionStore()
         let notifier = RecordingNotifier(watchdog: .milliseconds(200))
-        try await supervising(store: store, notifier: notifier, statusInterval: .seconds(60)) { _ in
-            // The driver is still reading its stored session: no READY, and no ping however long.
-            try await Task.sleep(for: .milliseconds(500))
+        let ticks = SteppedClock()
+        try await supervising(store: store, notifier: notifier, ticks: ticks, statusInterval: .seconds(60)) { _ in
+            // The driver is reading its stored session, and the supervisor has got as far as the
+            // drivers (it asks whether systemd listens just before it subscribes to them).
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !(store.isReading && notifier.wasAskedWhetherListening), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(store.isReading && notifier.wasAskedWhetherListening)
+            // No READY, and no ping however long: an hour on the supervisor's clock, and not one
+            // tick waits to be due.
+            ticks.advance(by: 3600)
+            #expect(ticks.sleeping == 0)
             #expect(notifier.assignments.isEmpty, "\(notifier.assignments)")
 
             store.open()
             #expect(await notifier.waitFor(.seconds(30)) { $0 == "READY=1" })
-            // Half the watchdog period: several pings within a second (a few, on a loaded machine).
-            #expect(await notifier.waitFor(.seconds(10)) { _ in notifier.assignments.filter { $0 == "WATCHDOG=1" }.count >= 3 },
-                    "\(notifier.assignments)")
+            #expect(notifier.assignments.first == "READY=1", "\(notifier.assignments)")
+            // A tick every half watchdog period (0.1 s), and one ping for each tick, no more.
+            for tick in 1...3 {
+                #expect(await ticks.waitForSleeper(), "no tick waits for the clock")
+                ticks.advance(by: 0.1)
+                #expect(await notifier.waitFor(.seconds(10)) { _ in notifier.pings >= tick }, "\(notifier.assignments)")
+                #expect(notifier.pings == tick, "\(notifier.assignments)")
+            }
         }
     }
 }
