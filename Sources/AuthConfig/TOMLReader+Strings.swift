@@ -1,31 +1,21 @@
 /// The four kinds of TOML string, read with every escape TOML 1.0 defines.
 extension TOMLReader {
-    /// `"…"`: escapes, no line break, no control character but tab.
-    mutating func readBasicString() throws(Failure) -> String {
+    /// `"…"` (escapes) or `'…'` (as written), by its opening `delimiter`: no line break, no
+    /// control character but tab.
+    mutating func readSingleLineString(_ delimiter: UInt8) throws(Failure) -> String {
+        let isBasic = delimiter == .quote
         position += 1
         var result: [UInt8] = []
         while true {
             guard let byte = peek(), !atLineEnd else {
-                throw fail("the string is not closed: a \"…\" string ends on its line (\"\"\"…\"\"\" may span lines)")
+                throw fail(isBasic ? "the string is not closed: a \"…\" string ends on its line (\"\"\"…\"\"\" may span lines)"
+                                   : "the string is not closed: a '…' string ends on its line ('''…''' may span lines)")
             }
             switch byte {
-            case .quote: position += 1; return String(decoding: result, as: UTF8.self)
-            case .backslash: try readEscape(into: &result)
-            default: try appendCharacter(byte, to: &result, in: "a string; write it as an escape such as \\u0001")
+            case delimiter: position += 1; return String(decoding: result, as: UTF8.self)
+            case .backslash where isBasic: try readEscape(into: &result)
+            default: try appendCharacter(byte, to: &result, in: isBasic ? "a string; write it as an escape such as \\u0001" : "a literal string")
             }
-        }
-    }
-
-    /// `'…'`: taken as written, no line break, no control character but tab.
-    mutating func readLiteralString() throws(Failure) -> String {
-        position += 1
-        var result: [UInt8] = []
-        while true {
-            guard let byte = peek(), !atLineEnd else {
-                throw fail("the string is not closed: a '…' string ends on its line ('''…''' may span lines)")
-            }
-            if byte == .apostrophe { position += 1; return String(decoding: result, as: UTF8.self) }
-            try appendCharacter(byte, to: &result, in: "a literal string")
         }
     }
 

@@ -154,12 +154,9 @@ struct TOMLReader {
     /// single-line string, basic or literal.
     private mutating func readSimpleKey() throws(Failure) -> String {
         switch peek() {
-        case .quote:
-            if isAt(.quote, count: 3) { throw fail("a key cannot be a multi-line string") }
-            return try readBasicString()
-        case .apostrophe:
-            if isAt(.apostrophe, count: 3) { throw fail("a key cannot be a multi-line string") }
-            return try readLiteralString()
+        case let delimiter? where delimiter == .quote || delimiter == .apostrophe:
+            if isAt(delimiter, count: 3) { throw fail("a key cannot be a multi-line string") }
+            return try readSingleLineString(delimiter)
         default:
             let start = position
             while let byte = peek(), Self.isBareKeyByte(byte) { position += 1 }
@@ -177,8 +174,8 @@ struct TOMLReader {
     private mutating func readValue() throws(Failure) -> TOMLValue.Content {
         switch peek() {
         case nil, .lineFeed, .carriageReturn, .hash: throw fail("a value is missing after '='")
-        case .quote: return .string(isAt(.quote, count: 3) ? try readMultilineString(.quote) : try readBasicString())
-        case .apostrophe: return .string(isAt(.apostrophe, count: 3) ? try readMultilineString(.apostrophe) : try readLiteralString())
+        case let delimiter? where delimiter == .quote || delimiter == .apostrophe:
+            return .string(isAt(delimiter, count: 3) ? try readMultilineString(delimiter) : try readSingleLineString(delimiter))
         case .openBracket: throw fail("arrays are not used in authd's configuration")
         case .openBrace: throw fail("inline tables ({ … }) are not used in authd's configuration; write a [table] header and one key = value per line")
         default: return try readBareValue()
