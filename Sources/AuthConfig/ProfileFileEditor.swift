@@ -87,13 +87,7 @@ public enum ProfileFileEditor {
 
     /// Profile names become bare TOML keys and command-line words: keep them plain.
     private static func checkName(_ name: String) throws(ConfigurationError) {
-        let plain = name.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"): true
-            default: false
-            }
-        }
+        let plain = name.utf8.allSatisfy(TOMLReader.isBareKeyByte)
         guard !name.isEmpty, name.count <= 64, plain else {
             throw ConfigurationError("a profile name is 1 to 64 letters, digits, '-' or '_'")
         }
