@@ -80,7 +80,7 @@ let package = Package(
         .target(name: "CAuthdPeer"),
         // Server side of the transport on SwiftNIO: listener, line framing, peer credentials.
         .target(name: "AuthSocketServer", dependencies: [
-            "AuthProtocol", "CAuthdPeer",
+            "AuthProtocol", "CAuthdPeer", "FoundationGaps",
             external("NIOCore", "swift-nio"),
             external("NIOPosix", "swift-nio"),
             external("Logging", "swift-log"),
@@ -113,7 +113,7 @@ let package = Package(
         .target(name: "AuthConfig", dependencies: ["AuthCore", "AuthProtocol", "AuthSocket", "FoundationGaps"]),
         // The daemon's parts, wired to ports only: session driver, method table, supervisor.
         .target(name: "AuthDaemon", dependencies: [
-            "AuthCore", "AuthProtocol", "AuthSocketServer",
+            "AuthCore", "AuthProtocol", "AuthSocketServer", "FoundationGaps",
             external("Logging", "swift-log"),
             external("ServiceLifecycle", "swift-service-lifecycle"),
             // SHA-256 for PKCE challenges and nonces (already built for the development server),
@@ -128,9 +128,10 @@ let package = Package(
             external("Logging", "swift-log"),
         ]),
         // The library desktop apps link.
-        .target(name: "AuthdClient", dependencies: ["AuthProtocol", "BlockingCalls"]),
+        .target(name: "AuthdClient", dependencies: ["AuthProtocol", "BlockingCalls", "FoundationGaps"]),
         .executableTarget(name: "authd", dependencies: [
-            "AuthctlCommands", "AuthConfig", "AuthDaemon", "AuthProtocol", "GoTrue", "Keyring", "SystemIntegration",
+            "AuthctlCommands", "AuthConfig", "AuthCore", "AuthDaemon", "AuthProtocol", "AuthSocketServer", "FoundationGaps",
+            "GoTrue", "Keyring", "SystemIntegration",
             external("ArgumentParser", "swift-argument-parser"),
             external("Logging", "swift-log"),
             external("NIOCore", "swift-nio"),
@@ -179,17 +180,18 @@ let package = Package(
         ], path: "Fuzz/RequestFuzzer", swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
 
         .testTarget(name: "AuthConfigTests", dependencies: ["AuthConfig"]),
-        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "AuthTestSupport"]),
-        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "AuthTestSupport"],
+        .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "AuthTestSupport", "FoundationGaps"]),
+        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "AuthSocket", "AuthTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "GoTrueDevServerTests", dependencies: [
-            "GoTrueDevServer", "GoTrue", "AuthCore", "AuthTestSupport", external("Crypto", "swift-crypto"),
+            "GoTrueDevServer", "GoTrue", "AuthCore", "AuthTestSupport", "FoundationGaps", external("Crypto", "swift-crypto"),
+            external("NIOCore", "swift-nio"), external("NIOPosix", "swift-nio"),
             external("NIOHTTP1", "swift-nio"), external("NIOSSL", "swift-nio-ssl"),
         ]),
         .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient", "BlockingCalls"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [
-            "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthSocketServer",
+            "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthSocket", "AuthSocketServer",
             external("Logging", "swift-log"),
             external("NIOCore", "swift-nio"),
             external("NIOEmbedded", "swift-nio"),
@@ -198,7 +200,7 @@ let package = Package(
             external("_CryptoExtras", "swift-crypto"),
         ]),
         .testTarget(name: "SystemIntegrationTests", dependencies: [
-            "SystemIntegration", "AuthTestSupport", external("Logging", "swift-log"),
+            "SystemIntegration", "AuthCore", "AuthTestSupport", external("Logging", "swift-log"),
         ]),
         .testTarget(name: "EndToEndTests", dependencies: ["AuthProtocol", "AuthdClient", "AuthTestSupport", "CSystemd",
                                                           // HMAC-SHA1, for the TOTP codes an authenticator app would show.
