@@ -28,6 +28,13 @@ public struct ServerCheckReuse<Answer: Sendable & Equatable>: Sendable, Equatabl
 
     /// How long an answer is reused, in seconds.
     public let reuseFor: TimeInterval
+    /// How many `fresh` calls may each start a check within `reuseFor`: authctl run in a loop (by
+    /// a script, or by any program of the user, which may run authctl) makes the server see at
+    /// most that many checks per `reuseFor` (one a second by default), while a person retyping
+    /// `authctl doctor` always gets a new check.
+    public let freshChecks: Int
+    /// When the recent fresh checks began, oldest first; at most `freshChecks`.
+    private var freshStarts: [TimeInterval] = []
     private var kept: Kept?
     private var checking = false
 
@@ -35,20 +42,26 @@ public struct ServerCheckReuse<Answer: Sendable & Equatable>: Sendable, Equatabl
     /// fixing the network waits no longer than it takes to retype the command, and neither
     /// reachability nor the clock skew (whole seconds) goes stale in 5 s; a program calling
     /// without pause gets authd to send 0.2 requests a second, which no project notices.
-    public init(reuseFor: TimeInterval = 5) {
+    public init(reuseFor: TimeInterval = 5, freshChecks: Int = 5) {
         self.reuseFor = reuseFor
+        self.freshChecks = max(1, freshChecks)
     }
 
     /// What to do with a call made at `now`. `.check` marks a check as under way, so the caller
     /// that gets it must report its end through `finished`. A `fresh` call (the user's own
-    /// `authctl doctor`, asking right after the network changed) is never given a kept answer,
-    /// but still joins a check under way.
+    /// `authctl doctor`, asking right after the network changed) is not given a kept answer
+    /// unless `freshChecks` fresh checks began within the last `reuseFor`, and joins a check
+    /// under way.
     public mutating func call(now: TimeInterval, fresh: Bool = false) -> Step {
+        let window = reuseFor
+        freshStarts.removeAll { now < $0 || now - $0 >= window }
+        let keptCounts = !fresh || freshStarts.count >= freshChecks
         // A time before the answer's cannot come from a monotonic clock; should it, the answer
         // is not trusted to be recent.
-        if !fresh, let kept, now >= kept.at, now - kept.at < reuseFor { return .answer(kept.answer) }
+        if keptCounts, let kept, now >= kept.at, now - kept.at < reuseFor { return .answer(kept.answer) }
         if checking { return .join }
         checking = true
+        if fresh { freshStarts.append(now) }
         return .check
     }
 

@@ -27,6 +27,26 @@ import Testing
         #expect(rules.call(now: 1.5, fresh: true) == .check)
     }
 
+    /// authctl run in a loop (any program of the user may run it) makes at most five checks in
+    /// any five seconds: after that, a fresh call gets the kept answer too.
+    @Test func freshCallsInALoopAskTheServerAtMostOnceASecond() {
+        var rules = ServerCheckReuse<String>()
+        var starts: [Double] = []
+        for step in 0..<1000 {
+            let now = Double(step) * 0.01  // 100 calls a second for 10 s
+            if rules.call(now: now, fresh: true) == .check {
+                starts.append(now)
+                rules.finished("up", now: now)
+            }
+        }
+        // Five at once, then one as each leaves the five-second window: ten in ten seconds.
+        #expect(starts.count == 10, "\(starts)")
+        #expect(starts.prefix(5) == [0, 0.01, 0.02, 0.03, 0.04])
+        for (index, start) in starts.enumerated() where index >= 5 {
+            #expect(start - starts[index - 5] >= 5, "\(starts)")
+        }
+    }
+
     @Test func aFailureIsReusedLikeAnyAnswer() {
         var rules = ServerCheckReuse<String>(reuseFor: 2)
         #expect(rules.call(now: 0) == .check)
