@@ -195,15 +195,14 @@ struct Login: ParsableCommand {
                     return
                 }
                 note("A code was sent by \(channel) to \(sentTo).")
-                let code = try codeStdin ? SecretReader.fromStandardInput(what: "code")
-                    : SecretReader.fromTerminal(prompt: "Code: ", echo: false, otherwise: "pass it on standard input with --code-stdin")
+                let code = try SecretReader.secret("code", prompt: "Code: ", fromStandardInput: codeStdin, standardInputFlag: "--code-stdin")
                 status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, phone: phone, code: code),
                                              timeout: 60)
             } else {
                 let captchaToken = try captcha.token(for: connection)
                 let email = email ?? ""
-                let password = try passwordStdin ? SecretReader.fromStandardInput(what: "password")
-                    : SecretReader.fromTerminal(prompt: "Password for \(email): ", echo: false, otherwise: "pass it on standard input with --password-stdin")
+                let password = try SecretReader.secret("password", prompt: "Password for \(email): ", fromStandardInput: passwordStdin,
+                                                       standardInputFlag: "--password-stdin")
                 guard !password.isEmpty else { throw Failure("the password is empty", .signInRefused) }
                 status = try connection.call(Methods.SignInWithPassword.self,
                                              .init(profile: global.profile, email: email, password: password, captchaToken: captchaToken), timeout: 60)

@@ -184,8 +184,7 @@ enum SecondFactorPrompt {
         } else {
             note("Enter the code your authenticator app\(name) shows.")
         }
-        let code = try codeFromStandardInput ? SecretReader.fromStandardInput(what: "code")
-            : SecretReader.fromTerminal(prompt: "Code: ", echo: false, otherwise: "pass it on standard input with --code-stdin")
+        let code = try SecretReader.secret("code", prompt: "Code: ", fromStandardInput: codeFromStandardInput, standardInputFlag: "--code-stdin")
         guard !code.trimmingWhitespace().isEmpty else { throw Failure("the code is empty", .signInRefused) }
         return try connection.call(Methods.VerifyFactor.self, .init(profile: profile, factorID: factor.id, challengeID: challengeID, code: code), timeout: 60)
     }

@@ -58,14 +58,13 @@ struct ResetPassword: ParsableCommand {
                                                                             captchaToken: captchaToken), timeout: 60)
                 note("If \(sent.sentTo.escapedForTerminal) has an account, a recovery code was sent to it.")
                 if sendOnly { return }
-                let code = try readStandardInput ? SecretReader.fromStandardInput(what: "code")
-                    : SecretReader.fromTerminal(prompt: "Code: ", echo: false, otherwise: "pass it on standard input with --stdin")
+                let code = try SecretReader.secret("code", prompt: "Code: ", fromStandardInput: readStandardInput, standardInputFlag: "--stdin")
                 status = try connection.call(Methods.VerifyCode.self, .init(profile: global.profile, email: email, code: code, type: "recovery"),
                                              timeout: 60)
                 note("Code accepted; signed in as \((status.user?.displayName ?? "?").escapedForTerminal).")
             }
-            let password = try readStandardInput ? SecretReader.fromStandardInput(what: "new password")
-                : SecretReader.fromTerminal(prompt: "New password: ", echo: false, otherwise: "pass it on standard input with --stdin")
+            let password = try SecretReader.secret("new password", prompt: "New password: ", fromStandardInput: readStandardInput,
+                                                   standardInputFlag: "--stdin")
             guard !password.isEmpty else {
                 throw Failure("the new password is empty; set one later with 'authctl user update --password'", .failure)
             }

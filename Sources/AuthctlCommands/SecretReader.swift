@@ -13,6 +13,14 @@ enum SecretReader {
         return line
     }
 
+    /// A secret the user gives one of two ways: from standard input when `fromStandardInput` (the
+    /// command's `standardInputFlag` was given), else typed on the terminal without echo after
+    /// `prompt`. `what` names it in the error when standard input has no line for it.
+    static func secret(_ what: String, prompt: String, fromStandardInput: Bool, standardInputFlag: String) throws -> String {
+        try fromStandardInput ? Self.fromStandardInput(what: what)
+            : fromTerminal(prompt: prompt, echo: false, otherwise: "pass it on standard input with \(standardInputFlag)")
+    }
+
     /// Whether there is a controlling terminal to ask on.
     static var hasTerminal: Bool {
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)

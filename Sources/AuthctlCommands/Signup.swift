@@ -41,8 +41,8 @@ struct Signup: ParsableCommand {
         try runReporting {
             let connection = try global.connect()
             let captchaToken = try captcha.token(for: connection)
-            let password = try passwordStdin ? SecretReader.fromStandardInput(what: "password")
-                : SecretReader.fromTerminal(prompt: "New password: ", echo: false, otherwise: "pass it on standard input with --password-stdin")
+            let password = try SecretReader.secret("password", prompt: "New password: ", fromStandardInput: passwordStdin,
+                                                   standardInputFlag: "--password-stdin")
             guard !password.isEmpty else { throw Failure("the password is empty", .signInRefused) }
             let result = try connection.call(Methods.SignUp.self, .init(profile: global.profile, email: email, phone: phone,
                                                                         password: password, data: try UserData.parse(data),
