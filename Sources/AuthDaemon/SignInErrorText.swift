@@ -41,7 +41,7 @@ enum SignInErrorText {
             return .application(.serverError, "no answer from the server to the verification (\(failure.readableDescription)): it may have verified the factor all the same, which authd cannot know, so refreshing waits; verify again now ('authctl mfa verify', a new code) to keep the session")
         case .server(let failure):
             if case .http(429, "over_email_send_rate_limit", let message, _) = failure {
-                return .application(.requestRejected, "a code was sent moments ago; use that one, or ask again later (\(message.prefix(200)))")
+                return codeSentMomentsAgo(message)
             }
             if let common = transportError(failure) { return common }
             guard case .http(_, let code, let message, _) = failure else { return .application(.serverError, failure.readableDescription) }
@@ -56,7 +56,7 @@ enum SignInErrorText {
                 return .application(.reauthenticationNeeded, "the project asks for a code before the password changes: 'authctl user update --password' asks for it (in the API: user.reauthenticate, then user.update with the code as 'nonce')")
             case "reauthentication_not_valid", "otp_expired":
                 return .application(.codeRejected, "the code is wrong, has expired or was already used: ask for a new one with 'authctl user reauthenticate' (user.reauthenticate) and use it within its lifetime")
-            default: return .application(.requestRejected, "the server refused the change: \(message)\(code.map { " (\($0))" } ?? "")")
+            default: return .application(.requestRejected, "the server refused the change: \(message)\(inParentheses(code))")
             }
         }
     }
@@ -131,7 +131,7 @@ enum SignInErrorText {
         case (.takeOver, let code?) where ServerFailure.fatalRefreshCodes.contains(code) || code == "invalid_grant":
             return .application(.signInRejected, "this refresh token does not open a session (\(code)): it was already used, revoked or has expired, or it belongs to another project. Nothing changed here; sign in with 'authctl login'")
         default:
-            return .application(.signInRejected, "sign-in refused: \(message)\(code.map { " (\($0))" } ?? "") [HTTP \(status)]")
+            return .application(.signInRejected, "sign-in refused: \(message)\(inParentheses(code)) [HTTP \(status)]")
         }
     }
 
@@ -161,7 +161,19 @@ enum SignInErrorText {
         if message.contains("Bad ID token") {
             return .application(.idTokenRejected, "the ID token is not valid (signature, issuer or expiry): get a fresh one from the provider")
         }
-        return .application(.idTokenRejected, "the ID token was refused: \(message.prefix(200))\(code.map { " (\($0))" } ?? "")")
+        return .application(.idTokenRejected, "the ID token was refused: \(message.prefix(200))\(inParentheses(code))")
+    }
+
+    /// The server's refusal to send another code so soon (`over_email_send_rate_limit`,
+    /// `over_sms_send_rate_limit`) where the request, not the session, is at fault: the code it
+    /// sent moments ago still works.
+    static func codeSentMomentsAgo(_ message: String) -> RPCErrorObject {
+        .application(.requestRejected, "a code was sent moments ago; use that one, or ask again later (\(message.prefix(200)))")
+    }
+
+    /// The server's error code as it ends a message, ` (code)`, or nothing when it gave none.
+    private static func inParentheses(_ code: String?) -> String {
+        code.map { " (\($0))" } ?? ""
     }
 
     /// Failures that read the same whatever was attempted.
