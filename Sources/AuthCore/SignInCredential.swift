@@ -162,21 +162,6 @@ public enum CodeRequest: Sendable, Equatable {
     case recovery(email: String)
 }
 
-/// The user as GoTrue describes it: the raw JSON object (handed to clients as is) and the summary
-/// authd keeps.
-public struct UserRecord: Sendable, Equatable {
-    /// The summary kept with the session.
-    public var summary: UserSummary
-    /// The server's user object, as JSON.
-    public var json: Data
-
-    /// Creates a record.
-    public init(summary: UserSummary, json: Data) {
-        self.summary = summary
-        self.json = json
-    }
-}
-
 /// Changes to the signed-in user (`PUT /user`). Nil fields are left alone.
 public struct UserChanges: Sendable, Equatable, CustomStringConvertible {
     /// A new email address (confirmed by a code unless the project confirms automatically).

@@ -20,7 +20,7 @@ extension DaemonMethods {
         table.register(Methods.ListIdentities.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
             switch await profile.accounts.user() {
-            case .success(let record): return .init(profile: profile.profile, identities: ListedIdentities.read(record.json))
+            case .success(let record): return .init(profile: profile.profile, identities: record.identities.map(listed))
             case .failure(let failure): throw SignInErrorText.error(failure)
             }
         }
@@ -72,6 +72,12 @@ extension DaemonMethods {
         return purpose
     }
 
+    /// A linked identity as `identities.list` answers it.
+    private static func listed(_ identity: LinkedIdentity) -> Methods.ListIdentities.Identity {
+        .init(identityID: identity.id, provider: identity.provider, email: identity.email, createdAt: identity.createdAt,
+              lastSignInAt: identity.lastSignInAt)
+    }
+
     private static func trimmed(_ text: String) -> String { text.trimmingWhitespace() }
 
     /// Letters, digits, hyphens and dots, with a dot and no empty label: what an email domain is.
@@ -80,36 +86,6 @@ extension DaemonMethods {
         return text.utf8.count <= 253 && labels.count >= 2 && labels.allSatisfy { label in
             !label.isEmpty && label.count <= 63 && label.utf8.allSatisfy { $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
         }
-    }
-}
-
-/// The identities in GoTrue's user object, as `identities.list` answers them.
-enum ListedIdentities {
-    static func read(_ json: Data) -> [Methods.ListIdentities.Identity] {
-        guard let user = try? JSONDecoder().decode(User.self, from: json) else { return [] }
-        return (user.identities ?? []).compactMap(\.value).compactMap { wire in
-            guard let id = wire.identity_id, !id.isEmpty, !wire.provider.isEmpty else { return nil }
-            let email = wire.email ?? wire.identity_data?.email
-            return .init(identityID: id, provider: wire.provider, email: email?.isEmpty == false ? email : nil,
-                         createdAt: wire.created_at, lastSignInAt: wire.last_sign_in_at)
-        }
-    }
-
-    private struct User: Decodable { var identities: [Lenient<Wire>]? }
-    private struct Wire: Decodable {
-        var identity_id: String?
-        var provider: String
-        var email: String?
-        var identity_data: IdentityData?
-        var created_at: String?
-        var last_sign_in_at: String?
-    }
-    private struct IdentityData: Decodable { var email: String? }
-
-    /// An element that decodes to nil instead of failing the list: one odd identity must not hide the others.
-    private struct Lenient<Value: Decodable>: Decodable {
-        var value: Value?
-        init(from decoder: any Decoder) { value = try? Value(from: decoder) }
     }
 }
 

@@ -75,37 +75,16 @@ extension DaemonMethods {
             switch await profile.accounts.user() {
             case .failure(let failure): throw SecondFactorErrorText.error(failure)
             case .success(let record):
-                let factors = ((try? JSONDecoder().decode(ListedFactors.self, from: record.json))?.factors ?? []).compactMap(\.value)
+                let factors = record.factors.map { factor in
+                    Methods.ListFactors.Factor(id: factor.id, type: factor.type, friendlyName: factor.friendlyName, status: factor.status,
+                                               phone: factor.phone, createdAt: factor.createdAt)
+                }
                 let aal = await profile.session.status().aal
                 // The level the user can reach, from this fresh list rather than the one kept with the session.
-                let verified = factors.contains { $0.status == "verified" }
+                let verified = record.factors.contains(where: \.isVerified)
                 let next = aal.map { verified ? max(AssuranceLevel(rawValue: $0), .aal2).rawValue : $0 }
                 return .init(profile: profile.profile, factors: factors, aal: aal, nextAal: next)
             }
-        }
-    }
-
-    /// The `factors` of GoTrue's user object; an entry that does not read as a factor is left out.
-    private struct ListedFactors: Decodable {
-        var factors: [Listed]?
-
-        struct Listed: Decodable {
-            var value: Methods.ListFactors.Factor?
-
-            init(from decoder: any Decoder) {
-                guard let wire = try? Wire(from: decoder) else { return }
-                value = .init(id: wire.id, type: wire.factor_type ?? "unknown", friendlyName: wire.friendly_name.flatMap { $0.isEmpty ? nil : $0 },
-                              status: wire.status ?? "unknown", phone: wire.phone.flatMap { $0.isEmpty ? nil : $0 }, createdAt: wire.created_at)
-            }
-        }
-
-        struct Wire: Decodable {
-            var id: String
-            var factor_type: String?
-            var friendly_name: String?
-            var status: String?
-            var phone: String?
-            var created_at: String?
         }
     }
 

@@ -1,12 +1,12 @@
 import AuthCore
 import Foundation
-import FoundationGaps
 import GoTrue
 import Testing
 
 /// What `GoTrueClient` sends for every call, byte for byte: method, target (path and query) and
-/// JSON body, seen by a server that records them. The bodies are written with their keys in
-/// order, as the client writes them, so that a change to how a body is made shows here.
+/// JSON body, seen by a server that records them. The client writes a body's keys in sorted
+/// order, so the same request is the same bytes every time; the bodies here were first checked
+/// as JSON values against the client that built them from dictionaries.
 @Suite struct GoTrueRequestBodyTests {
     static let user = #"{"id":"9d7a8c4e-0000-4000-8000-000000000001","email":"a@example.com"}"#
     static let session = #"{"access_token":"at","refresh_token":"rt","expires_in":3600,"user":\#(user)}"#
@@ -49,8 +49,7 @@ import Testing
         #expect(requests.count == expected.count, sourceLocation: sourceLocation)
         for (request, (method, target, body)) in zip(requests, expected) {
             #expect(request.method == method && request.target == target, "\(request)", sourceLocation: sourceLocation)
-            let same = body.isEmpty ? request.body.isEmpty : (try? JSONValue(parsing: request.body)) == (try? JSONValue(parsing: Data(body.utf8)))
-            #expect(same, "\(request)", sourceLocation: sourceLocation)
+            #expect(String(decoding: request.body, as: UTF8.self) == body, "\(request)", sourceLocation: sourceLocation)
         }
     }
 
