@@ -39,6 +39,10 @@ public struct SessionMachine: Sendable {
     var holdBefore: RefreshHold = .none
     /// Whether the token's claims are stale after a change at the server, and who waits.
     var claims = ClaimsRefresh()
+    /// A refresh was asked for (`refreshRequested`: a take-over's second exchange, a factor
+    /// removed) and has not started: the breaker held it back. It starts once the breaker has
+    /// room, not at the next scheduled refresh, which may be an hour away.
+    var refreshOwed = false
 
     /// Creates a machine in the `loading` phase.
     public init(policy: RefreshPolicy = RefreshPolicy()) {
@@ -103,6 +107,7 @@ public struct SessionMachine: Sendable {
     /// level): refresh now, within the breaker's limit. Nothing when a refresh is out or held.
     public mutating func refreshRequested(now: Date) -> [SessionAction] {
         guard phase == .signedIn, session != nil, hold != .verifying else { return [] }
+        refreshOwed = true
         return beginRefresh(now: now)
     }
 
@@ -271,8 +276,9 @@ public struct SessionMachine: Sendable {
         case .none:
             break
         }
-        // Stale claims are refreshed at once, unless refreshing fails: then the backoff's deadline.
-        if now >= deadline || !waiting.isEmpty || (claims.isStale && degraded == nil) {
+        // Stale claims and an owed refresh are refreshed at once, unless refreshing fails (or the
+        // breaker holds it back): then the backoff's deadline, or the breaker's.
+        if now >= deadline || !waiting.isEmpty || ((claims.isStale || refreshOwed) && degraded == nil) {
             return actions + beginRefresh(now: now)
         }
         // While the breaker holds a refresh back, wake when it has room again, to end that state.
@@ -300,6 +306,7 @@ public struct SessionMachine: Sendable {
             break
         }
         guard budget.take(now: now) else { return holdBackRefresh(now: now) }
+        refreshOwed = false
         phase = .refreshing
         claims.refreshStarted()
         return [.emit(.refreshing), .refresh(refreshToken: session.refreshToken, generation: generation)]
@@ -321,6 +328,7 @@ public struct SessionMachine: Sendable {
         generation &+= 1
         hold = .none
         holdBefore = .none
+        refreshOwed = false
         keyring.abandonLoad()
         session = nil
         pending = nil
@@ -361,6 +369,7 @@ public struct SessionMachine: Sendable {
         // change of the claims get them.
         waiting += claims.takeWaiters().map { (id: $0, minimum: 0) }
         claims = ClaimsRefresh()
+        refreshOwed = false
         keyring.abandonLoad()
         pending = (newSession, event)
         phase = .persisting

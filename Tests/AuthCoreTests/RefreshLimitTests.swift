@@ -82,6 +82,28 @@ import Testing
                 == [.emit(.refreshing), .refresh(refreshToken: "refresh-11", generation: 0)])
     }
 
+    /// A refresh asked for (a take-over's second exchange, a factor removed) that the breaker
+    /// holds back is owed: it starts when the breaker has room, not at the next scheduled
+    /// refresh an hour later, and only once.
+    @Test func aRequestedRefreshHeldBackByTheBreakerStartsWhenItHasRoom() {
+        var machine = signedIn(lifetime: 3600)
+        var now = t0.addingTimeInterval(1)
+        for grant in 2...11 {
+            _ = refreshOnce(&machine, id: UInt64(grant), minimum: 3600, now: now, grant: grant, expiresIn: 3600, latency: 0.1)
+            now.addTimeInterval(1)
+        }
+        let retryAt = t0.addingTimeInterval(61)
+        let held = machine.refreshRequested(now: now)
+        #expect(!held.contains { if case .refresh = $0 { true } else { false } }, "\(held)")
+        #expect(held.contains(.armTimer(retryAt)), "\(held)")
+        // The breaker has room: the owed refresh starts, though the token has an hour left.
+        #expect(machine.timerFired(now: retryAt) == [.emit(.refreshing), .refresh(refreshToken: "refresh-11", generation: 0)])
+        _ = machine.refreshSucceeded(Fixtures.grant(12, lifetime: 3600), generation: 0, now: retryAt)
+        _ = machine.storeFinished(generation: 0, failure: nil, now: retryAt, random: 0)
+        // Paid: the next timer refreshes nothing before the schedule says so.
+        #expect(!machine.timerFired(now: retryAt.addingTimeInterval(60)).contains { if case .refresh = $0 { true } else { false } })
+    }
+
     @Test func anExpiredTokenHeldBackByTheBreakerIsRefusedAsRateLimitedAndRefreshedWhenAllowed() {
         // A server granting one-second tokens: the schedule alone would refresh twice a second.
         var machine = signedIn(lifetime: 1)
