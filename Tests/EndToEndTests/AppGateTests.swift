@@ -9,14 +9,17 @@ import Testing
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct AppGateTests {
     /// Sends every line of a file at once on one connection and prints each answer as it comes,
-    /// for `seconds`. A file, not the lines themselves: they hold passwords, and the secret scan
-    /// fails on a password on any command line.
+    /// for `seconds`; when a fourth argument names a file, sends its lines too, on the same
+    /// connection, once it appears. A file, not the lines themselves: they hold passwords, and
+    /// the secret scan fails on a password on any command line.
     static let client = """
-        import json, socket, sys, time
+        import json, os, socket, sys, time
         s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(0.2)
         s.sendall(open(sys.argv[2], "rb").read())
         end = time.time() + float(sys.argv[3]); data = b""
+        later = sys.argv[4] if len(sys.argv) > 4 else None
         while time.time() < end:
+            if later and os.path.exists(later): s.sendall(open(later, "rb").read()); later = None
             try: chunk = s.recv(65536)
             except socket.timeout: continue
             if not chunk: break
@@ -147,8 +150,10 @@ struct AppGateTests {
                                     daemonArguments: ["--access", "ask", "--approval-timeout", "60"])
             let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
             #expect(try stack.authctl(["apps", "allow", python]).status == 0)
+            let afterLogout = stack.directory.appendingPathComponent("after-logout-request").path
             let subscriber = try Spawned(python, ["-c", Self.client, stack.socketPath,
-                                                  try stack.file("subscribe-request", contents: Self.lines([(Methods.Subscribe.name, "{}")])), "30"],
+                                                  try stack.file("subscribe-request", contents: Self.lines([(Methods.Subscribe.name, "{}")])), "60",
+                                                  afterLogout],
                                          environment: stack.environment, in: stack.directory, name: "subscriber")
             defer { subscriber.stop() }
             #expect(subscriber.waitForOutput { $0.contains("INITIAL_SESSION") }, "\(subscriber.stdout)")
@@ -158,7 +163,13 @@ struct AppGateTests {
             #expect(try stack.authctl(["apps", "deny", python]).status == 0)
             #expect(try stack.authctl(["user", "update", "--data", "step=two"]).status == 0)
             #expect(try stack.authctl(["logout"]).status == 0)
-            usleep(1_500_000)
+            // Each event was queued on the subscriber's connection (or dropped) before the command
+            // that caused it returned. A request the app sends now is answered on that connection
+            // after them: once the answer is in, any event that got through is in too.
+            let request = #"{"jsonrpc":"2.0","id":2,"method":"\#(Methods.Status.name)","params":{}}"# + "\n"
+            try FileManager.default.moveItem(atPath: try stack.file("after-logout-request.tmp", contents: request), toPath: afterLogout)
+            #expect(subscriber.waitForOutput(timeout: 30) { $0.contains(#""id":2"#) }, "\(subscriber.stdout)")
+            #expect(subscriber.stdout.contains("app_denied"), "\(subscriber.stdout)")
             #expect(subscriber.stdout.components(separatedBy: "USER_UPDATED").count == 2, "\(subscriber.stdout)")
             #expect(!subscriber.stdout.contains("SIGNED_OUT"), "\(subscriber.stdout)")
         }
