@@ -7,6 +7,20 @@ import Testing
 /// the test listens on.
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct SocketActivationTests {
+    /// Whether process `pid` is still systemd-socket-activate (not yet the program it execs on
+    /// the first connection) and is blocked in `epoll_wait`, where it waits for that connection.
+    static func waitsForAConnection(_ pid: Int32) -> Bool {
+        guard (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe"))?.hasSuffix("/systemd-socket-activate") == true,
+              let call = (try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8))?.split(separator: " ").first.flatMap({ Int($0) })
+        else { return false }
+        #if arch(x86_64)
+        let epollWaits: Set<Int> = [232, 281, 441] // epoll_wait, epoll_pwait, epoll_pwait2
+        #else
+        let epollWaits: Set<Int> = [22, 441] // epoll_pwait, epoll_pwait2 (arm64)
+        #endif
+        return epollWaits.contains(call)
+    }
+
     @Test func startedOnTheFirstConnectionItAnswersReportsReadyStatusWatchdogAndStopping() async throws {
         try await Stack.running("activation", lifetime: 3600) { stack in
             try stack.signUp(email: "activated@example.com", password: "activated-password")
@@ -26,14 +40,13 @@ struct SocketActivationTests {
                                         [Binaries.path("authd"), "--profile", stack.profile, "--url", stack.serverURL, "--anon-key", "e2e-anon-key", "--log-level", "trace"],
                                         environment: environment, in: stack.directory, name: "activator")
             defer { activator.stop() }
-            var listening = false
-            for _ in 0..<100 where !listening {
-                listening = FileManager.default.fileExists(atPath: stack.socketPath)
-                usleep(50_000)
+            // Nothing runs until a client connects: the activator listens, and waits in epoll for
+            // the connection on which it would exec the daemon in its place.
+            let waiting = waitUntil {
+                FileManager.default.fileExists(atPath: stack.socketPath) && recordedPID(in: pidFile).map(Self.waitsForAConnection) == true
             }
-            #expect(listening, "systemd-socket-activate did not listen: \(activator.stderr)")
-            // Nothing runs until a client connects.
-            #expect(!notify.waitFor(timeout: 0.5) { _ in true }, "the daemon started before anyone connected")
+            #expect(waiting, "systemd-socket-activate did not wait for a connection: \(activator.stderr)")
+            #expect(!activator.stderr.contains("listening on the socket systemd passed"), "the daemon started before anyone connected")
 
             let status = try stack.authctl(["status", "--json"], timeout: 15)
             #expect(status.status == 4, "not signed in yet: \(status.stdout) \(status.stderr)")
