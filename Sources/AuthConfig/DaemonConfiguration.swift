@@ -212,12 +212,7 @@ public enum ConfigurationValidator {
         var payload = String(parts[1]).replacing("-", with: "+").replacing("_", with: "/")
         payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
         guard let data = Data(base64Encoded: payload) else { return nil }
-        return (try? JSONDecoder().decode(JWTClaims.self, from: data))?.role
-    }
-
-    /// The one claim of a JWT payload looked at. A payload that is not a JSON object, or whose
-    /// role is not a string, decodes to nothing, as before.
-    private struct JWTClaims: Decodable {
-        let role: String?
+        // A payload that is not a JSON object, or whose role is not a string, has no role.
+        return TokenClaims(payload: data)?.role
     }
 }

@@ -50,7 +50,7 @@ public struct TokenAssurance: Sendable, Equatable {
 
     /// The assurance `accessToken` states; nil when it is not a JWT or has no `aal` claim.
     public init?(accessToken: String) {
-        guard let jwt = CompactJWT(accessToken), let claims = try? JSONDecoder().decode(Claims.self, from: jwt.claims),
+        guard let claims = TokenClaims(accessToken: accessToken), claims.wellFormed(["aal", "amr"]),
               let aal = claims.aal, !aal.isEmpty else { return nil }
         level = AssuranceLevel(rawValue: aal)
         methods = claims.amr?.compactMap(\.method) ?? []
@@ -60,25 +60,5 @@ public struct TokenAssurance: Sendable, Equatable {
     /// (auth-js's `nextLevel`), otherwise the current one.
     public func nextLevel(for user: UserSummary) -> AssuranceLevel {
         user.verifiedFactors.isEmpty ? level : max(level, .aal2)
-    }
-
-    private struct Claims: Decodable {
-        var aal: String?
-        var amr: [Method]?
-    }
-
-    /// An `amr` entry; GoTrue writes objects, older servers plain strings.
-    private struct Method: Decodable {
-        var method: String?
-
-        init(from decoder: any Decoder) throws {
-            if let text = try? decoder.singleValueContainer().decode(String.self) {
-                method = text
-                return
-            }
-            method = try decoder.container(keyedBy: Keys.self).decodeIfPresent(String.self, forKey: .method)
-        }
-
-        enum Keys: String, CodingKey { case method }
     }
 }

@@ -23,11 +23,12 @@ public enum SignInAgainPlan: Sendable, Equatable {
     /// first-factor method decides (GoTrue lists `amr` newest first; a second factor such as
     /// `totp` is asked for by the sign-in itself).
     public init(accessToken: String) {
-        guard let jwt = CompactJWT(accessToken), let claims = try? JSONDecoder().decode(Claims.self, from: jwt.claims) else {
+        guard let claims = TokenClaims(accessToken: accessToken),
+              claims.wellFormed(["amr", "email", "phone", "is_anonymous", "app_metadata"]) else {
             self = .unknown
             return
         }
-        if claims.is_anonymous == true {
+        if claims.isAnonymous == true {
             self = .anonymous
             return
         }
@@ -37,7 +38,7 @@ public enum SignInAgainPlan: Sendable, Equatable {
             case "oauth", "id_token":
                 // The token does not name this sign-in's provider: `app_metadata.provider` is the
                 // account's first identity's. Of the OAuth providers linked, one is unambiguous.
-                let linked = claims.app_metadata?.providers ?? claims.app_metadata?.provider.map { [$0] } ?? []
+                let linked = claims.appMetadata?.providers ?? claims.appMetadata?.provider.map { [$0] } ?? []
                 let candidates = Set(linked.filter { !["email", "phone", "anonymous"].contains($0) && !$0.hasPrefix("sso:") && !$0.isEmpty })
                 if candidates.count == 1, let provider = candidates.first, ClaimShape.isProviderName(provider) {
                     self = .browser(provider: provider)
@@ -112,36 +113,5 @@ public enum SignInAgainPlan: Sendable, Equatable {
     private static func nonEmpty(_ text: String?) -> String? {
         guard let text, !text.isEmpty else { return nil }
         return text
-    }
-
-    private struct Claims: Decodable {
-        var amr: [Method]?
-        var email: String?
-        var phone: String?
-        var is_anonymous: Bool?
-        var app_metadata: AppMetadata?
-    }
-
-    private struct AppMetadata: Decodable {
-        var provider: String?
-        var providers: [String]?
-    }
-
-    /// An `amr` entry; GoTrue writes objects (SSO ones with the `provider`), older servers strings.
-    private struct Method: Decodable {
-        var method: String?
-        var provider: String?
-
-        init(from decoder: any Decoder) throws {
-            if let text = try? decoder.singleValueContainer().decode(String.self) {
-                method = text
-                return
-            }
-            let container = try decoder.container(keyedBy: Keys.self)
-            method = try container.decodeIfPresent(String.self, forKey: .method)
-            provider = try? container.decodeIfPresent(String.self, forKey: .provider)
-        }
-
-        enum Keys: String, CodingKey { case method, provider }
     }
 }

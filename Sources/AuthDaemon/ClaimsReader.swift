@@ -49,15 +49,15 @@ public actor ClaimsReader {
             return report(false, "signed with \(algorithm), which authd does not verify")
         }
         guard let kid = token.keyID else { return report(false, "the token names no signing key (kid)") }
-        let claimed = (try? JSONValue(parsing: token.claims))?.objectValue
-        let issuedAt = claimed?["iat"]?.numberValue.map { Date(timeIntervalSince1970: $0) }
+        let claimed = TokenClaims(payload: token.claims)
+        let issuedAt = claimed?.issuedAt.map { Date(timeIntervalSince1970: $0) }
         let (lookup, fetchProblem) = await key(for: kid, issuedAt: issuedAt)
         guard case .key(let key) = lookup else {
             if let fetchProblem { return report(false, "the project's signing keys could not be fetched: \(fetchProblem)") }
             return report(false, "the project does not publish the key \(kid.prefix(128)) the token names (JWKS)")
         }
         do { try TokenSignatureCheck.check(token, with: key) } catch { return report(false, error.description) }
-        guard let expiry = claimed?["exp"]?.numberValue, expiry.isFinite else {
+        guard let expiry = claimed?.expiresAt, expiry.isFinite else {
             return report(false, "the signature holds, but the token has no expiry (exp)")
         }
         if expiry <= clock.now().timeIntervalSince1970 {
