@@ -135,7 +135,7 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
             // named by a path that leads, here, to the very file it runs: a program can make any
             // path show in its /proc/<pid>/exe by bind-mounting itself there in a mount namespace
             // of its own, or be a binary replaced on disk since it started.
-            guard appID != nil || mountView?.isUsers(users) == true else {
+            guard appID != nil || mountView.map({ users.contains($0) }) == true else {
                 return ClientIdentity(unidentified: "\(path) runs in a mount namespace or root of its own and is no Flatpak or Snap authd can confirm; run it outside that sandbox")
             }
             guard appID != nil || pathNamesTheProgram else {
@@ -145,11 +145,13 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Whether `a` and `b` lead to the same file (device and inode), both followed.
+    /// Whether `a` and `b` lead to the same file (device and inode), both followed, from the
+    /// kernel's cached attributes: a FUSE server that never answers cannot block the caller.
     static func sameFile(_ a: String, _ b: String) -> Bool {
-        var first = stat(), second = stat()
-        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
-        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+        var first: (device: UInt64, inode: UInt64, mount: UInt64) = (0, 0, 0), second = first
+        guard authd_file_identity(a, &first.device, &first.inode, &first.mount) == 0,
+              authd_file_identity(b, &second.device, &second.inode, &second.mount) == 0 else { return false }
+        return first.device == second.device && first.inode == second.inode
     }
 
     /// Whether the process `pidfd` refers to still runs. The pidfd came with the connection

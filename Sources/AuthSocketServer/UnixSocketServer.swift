@@ -50,8 +50,14 @@ public final class UnixSocketServer: Service, Sendable {
         let lock = try SocketDirectory.prepare(forSocketAt: path)
         defer { close(lock) }
         let ownUID = getuid()
-        _ = MountView.users  // now, while the parent is still the process that started authd
         let logger = self.logger
+        // Read now, while the parent is still the process that started authd.
+        let views = MountView.users
+        if views.isEmpty {
+            logger.warning("authd cannot read its own mount namespace: every client outside a Flatpak or Snap is unidentified")
+        } else {
+            logger.debug("clients that see these files are named by their path", metadata: ["mount.views": "\(views.map(\.summary))"])
+        }
         // Children start with reads off. A served one gets its pipeline here, on its event loop, and
         // starts reading at once, so that a token request is answered without any task. The
         // connection gets its task (and is wrapped in an NIOAsyncChannel inside it) only when its

@@ -107,11 +107,24 @@ import Testing
     /// user manager's, which started authd. Either is the user's; a view the kernel would not show
     /// (nil) is none; and with no view of its own known, authd names no client by its path.
     @Test func theUsersViewsAreAuthdsOwnAndItsStartersAndTheRootMustMatchToo() throws {
-        let own = MountView(namespace: "mnt:[10]", rootDevice: 1, rootInode: 2)
-        let starter = MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 2)
-        #expect(MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 2).isUsers([own, starter]))
-        #expect(!MountView(namespace: "mnt:[12]", rootDevice: 1, rootInode: 2).isUsers([own, starter]))
-        #expect(!MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 3).isUsers([own, starter]))
+        // Under the installed unit: authd's namespace and root mount are its own; the manager's
+        // are the user's.
+        let own = MountView(namespace: "mnt:[10]", rootDevice: 1, rootInode: 2, rootMount: 700)
+        let starter = MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 2, rootMount: 30)
+        let users = MountView.users(own: own, starter: starter)
+        #expect(users == [own, starter])
+        #expect(MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 2, rootMount: 30).isUsers(users))
+        #expect(!MountView(namespace: "mnt:[12]", rootDevice: 1, rootInode: 2, rootMount: 30).isUsers(users))
+        #expect(!MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 3, rootMount: 30).isUsers(users))
+        // The user's namespace with another namespace's root borrowed through /proc/<pid>/root
+        // (a chroot into it): the same directory, on another mount.
+        #expect(!MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 2, rootMount: 912).isUsers(users))
+        // Nor authd's root in the user's namespace: each view is whole.
+        #expect(!MountView(namespace: "mnt:[11]", rootDevice: 1, rootInode: 2, rootMount: 700).isUsers(users))
+        // Started by hand: one view. Not even its own readable: none, and no path is a name.
+        #expect(MountView.users(own: own, starter: own) == [own])
+        #expect(MountView.users(own: own, starter: nil) == [own])
+        #expect(MountView.users(own: nil, starter: starter).isEmpty)
         #expect(!own.isUsers([]))
         let (plain, cleanPlain) = try procEntry(exe: "/usr/bin/env", cgroup: "0::/user.slice/session-2.scope\n")
         defer { cleanPlain() }
