@@ -8,7 +8,7 @@ import PackageDescription
 //   a few dozen KiB of relocations instead of megabytes;
 // - no dynamic symbol table for our own code (-static-stdlib turns on -export-dynamic, which
 //   nothing here uses: no plugins are loaded and crash backtraces read the file's own symbols).
-// What this saves is measured by benchmarks P4 and P6 (README "Benchmarks").
+// What this saves is measured by benchmarks P4 and P6 (docs/benchmarks.md).
 let leanReleaseSwift: [SwiftSetting] = [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
 let leanReleaseLinking: [LinkerSetting] = [.unsafeFlags([
     "-static-stdlib", "-use-ld=lld",
@@ -24,8 +24,8 @@ let leanReleaseLinking: [LinkerSetting] = [.unsafeFlags([
 let staticReleaseSwift: [SwiftSetting] = [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
 let staticReleaseLinking: [LinkerSetting] = [.unsafeFlags(["-static-executable"], .when(configuration: .release))]
 
-// Module graph (see README "Architecture"): the pure core and the wire contract depend on nothing
-// of ours; adapters (GoTrue HTTP, libsecret keyring, NIO socket server) implement the core's
+// Module graph (docs/architecture.md; scripts/check-module-graph reads it from this file): the
+// pure core and the wire contract depend only on FoundationGaps; adapters (GoTrue HTTP, libsecret keyring, NIO socket server) implement the core's
 // ports; the daemon wires ports together; authctl's commands and desktop apps see only the client
 // library, which does not pull in SwiftNIO so that short-lived clients start fast.
 // Only the daemon's side needs other packages. Each product of another package is used under the
@@ -66,11 +66,10 @@ let package = Package(
         .target(name: "FoundationGaps"),
         // Pure session rules and ports. FoundationEssentials only; never reads a clock.
         .target(name: "AuthCore", dependencies: ["FoundationGaps"]),
-        // The wire contract: JSON-RPC envelope, methods, events, errors.
-        .target(name: "AuthProtocol", dependencies: ["AuthSocket", "FoundationGaps"]),
-        // Client side of the Unix-socket transport: paths, framing, blocking POSIX connection.
-        // Without Foundation: the token lines' hand-written codec is the hot path of benchmarks P1-P3.
-        .target(name: "AuthSocket"),
+        // The wire contract: JSON-RPC envelope, methods, events, errors; and the client side of the
+        // Unix-socket transport (paths, framing, a blocking POSIX connection) with the token lines'
+        // hand-written codec, the hot path of benchmarks P1-P3.
+        .target(name: "AuthProtocol", dependencies: ["FoundationGaps"]),
         // BlockingLane: a thread of its own for blocking calls (libsecret in the daemon, socket reads
         // in the client library), and Wakeup, a wait another thread can end. POSIX, no Foundation.
         .target(name: "BlockingCalls", dependencies: ["CMonotonicWait"]),
@@ -87,7 +86,7 @@ let package = Package(
             external("ServiceLifecycle", "swift-service-lifecycle"),
         ]),
         // HTTP adapter implementing AuthCore's GoTrueAPI port: one HTTP/1.1 exchange per request on
-        // SwiftNIO (HTTPExchange), without async-http-client's pool, HTTP/2 and retries (README "Benchmarks").
+        // SwiftNIO (HTTPExchange), without async-http-client's pool, HTTP/2 and retries (docs/benchmarks.md).
         .target(name: "GoTrue", dependencies: [
             "FoundationGaps",
             "AuthCore",
@@ -110,7 +109,7 @@ let package = Package(
         // config.toml: parsing with validation (file and line in every message) and the text edits
         // behind `authctl profile`, on a reader of the TOML it uses (TOMLReader: TOMLKit links all of
         // Foundation). Shared by authd and authctl.
-        .target(name: "AuthConfig", dependencies: ["AuthCore", "AuthProtocol", "AuthSocket", "FoundationGaps"]),
+        .target(name: "AuthConfig", dependencies: ["AuthCore", "AuthProtocol", "FoundationGaps"]),
         // The daemon's parts, wired to ports only: session driver, method table, supervisor.
         .target(name: "AuthDaemon", dependencies: [
             "AuthCore", "AuthProtocol", "AuthSocketServer", "FoundationGaps",
@@ -181,7 +180,7 @@ let package = Package(
 
         .testTarget(name: "AuthConfigTests", dependencies: ["AuthConfig"]),
         .testTarget(name: "AuthCoreTests", dependencies: ["AuthCore", "AuthTestSupport", "FoundationGaps"]),
-        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "AuthSocket", "AuthTestSupport"],
+        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol", "AuthTestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "GoTrueDevServerTests", dependencies: [
             "GoTrueDevServer", "GoTrue", "AuthCore", "AuthTestSupport", "FoundationGaps", external("Crypto", "swift-crypto"),
@@ -191,7 +190,7 @@ let package = Package(
         .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient", "BlockingCalls"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [
-            "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthSocket", "AuthSocketServer",
+            "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthSocketServer",
             external("Logging", "swift-log"),
             external("NIOCore", "swift-nio"),
             external("NIOEmbedded", "swift-nio"),

@@ -1,4 +1,4 @@
-import AuthSocket
+import AuthProtocol
 /// Reads the TOML that authd's `config.toml` is written in into a `TOMLTable` whose every value
 /// remembers its line.
 ///

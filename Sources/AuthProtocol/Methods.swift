@@ -77,9 +77,9 @@ public enum Methods {
     public enum Token: RPCMethod {
         public static let name = TokenRequestLine.method
         /// Token request parameters: the profile and how long the token must stay valid. The
-        /// type lives in AuthSocket with the hand-written codec (`TokenRequestLine`).
+        /// type lives with the hand-written codec (`TokenRequestLine`).
         public typealias Parameters = TokenParameters
-        /// The token. The type lives in AuthSocket with the hand-written codec (`TokenAnswerLine`).
+        /// The token. The type lives with the hand-written codec (`TokenAnswerLine`).
         public typealias Result = TokenResult
     }
 

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-// The general JSON codec's view of the token message, whose types live in AuthSocket with the
+// The general JSON codec's view of the token message, whose types live with the
 // hand-written codec: the same snake_case fields, so that either codec reads what the other writes.
 
 extension TokenParameters: Codable {

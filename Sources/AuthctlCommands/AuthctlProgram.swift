@@ -4,7 +4,7 @@ import Glibc
 /// The entry point of the whole `authctl`, which the `authd` executable runs when it is started
 /// under a name beginning with `authctl` (authctl's front starts it so). One executable for the
 /// daemon and the command-line tool carries the Swift runtime, FoundationEssentials and the shared
-/// modules once (README "Benchmarks", installed size).
+/// modules once (docs/benchmarks.md, installed size).
 public enum AuthctlProgram {
     /// Whether `name` (the program's `argv[0]`) asks for authctl rather than the daemon.
     public static func isInvoked(as name: String) -> Bool {

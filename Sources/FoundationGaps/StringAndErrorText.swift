@@ -5,7 +5,7 @@ import FoundationEssentials
 
 // What the product's modules used from Foundation's string and error extensions, for
 // FoundationEssentials, which has neither: Foundation would link ICU's 35 MiB into every binary
-// (README "Benchmarks", installed size).
+// (docs/benchmarks.md, installed size).
 
 extension StringProtocol {
     /// The text without leading and trailing whitespace and newlines (Unicode's, as Foundation's

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// authd sends a request every hour or so, to one server: it needs no connection pool, no HTTP/2
 /// and no retries, which is what async-http-client would have added (and 4.5 MiB to the
-/// executable, README "Benchmarks"). What it does need is here: a proxy tunnel (CONNECT, or SOCKS5
+/// executable, docs/benchmarks.md). What it does need is here: a proxy tunnel (CONNECT, or SOCKS5
 /// through NIOSOCKS), TLS through NIOSSL, NIOHTTP1's codec, one deadline for the whole exchange,
 /// a cap on the answer, and an exact account of whether the request was sent: a failure before
 /// it left cannot have reached the server, which the session rules rely on.

@@ -3,7 +3,6 @@ import AuthDaemon
 import AuthdClient
 import AuthProtocol
 import AuthTestSupport
-import AuthSocket
 import Foundation
 import Synchronization
 import Testing

@@ -1,5 +1,4 @@
 import AuthProtocol
-import AuthSocket
 import AuthSocketServer
 import AuthTestSupport
 import Foundation

@@ -1,5 +1,4 @@
 import AuthProtocol
-import AuthSocket
 import Foundation
 import Testing
 
