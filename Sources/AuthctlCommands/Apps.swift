@@ -25,7 +25,7 @@ struct Apps: ParsableCommand {
 
         func run() throws {
             try runReporting {
-                let result = try global.connect().call(Methods.ListApps.self, ProfileParameters(profile: global.profile))
+                let result = try global.call(Methods.ListApps.self)
                 if json { return try printJSON(result) }
                 for (profile, policy) in result.policies.sorted(by: { $0.key < $1.key }) where policy == Methods.ListApps.Result.asking {
                     StandardStreams.writeError("Profile \(profile.escapedForTerminal) asks before an app gets tokens.\n")

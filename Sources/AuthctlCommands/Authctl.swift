@@ -33,4 +33,10 @@ struct GlobalOptions: ParsableArguments {
     func connect() throws -> AuthdConnection {
         do { return try AuthdConnection.connect(socketPath: socket) } catch { throw Failure(error) }
     }
+
+    /// Asks the daemon, on a connection of its own, for a method that takes only the profile.
+    /// The timeout's default is the connection's.
+    func call<M: RPCMethod>(_ method: M.Type, timeout: TimeInterval = 30) throws -> M.Result where M.Parameters == ProfileParameters {
+        try connect().call(method, ProfileParameters(profile: profile), timeout: timeout)
+    }
 }

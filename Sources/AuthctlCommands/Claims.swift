@@ -21,8 +21,8 @@ struct Claims: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let result = try global.connect().call(Methods.Claims.self, ProfileParameters(profile: global.profile), timeout: 60)
-            if json { try printJSON(result) } else { printLines(Self.lines(result)) }
+            let result = try global.call(Methods.Claims.self, timeout: 60)
+            try printAnswer(result, json: json, lines: Self.lines)
             if !result.verified { throw ExitCode(1) }
         }
     }

@@ -68,6 +68,12 @@ func printJSON<T: Encodable>(_ value: T) throws {
     StandardStreams.writeOutput(bytes)
 }
 
+/// Writes an answer on stdout: as one JSON object with `--json`, else as the lines `lines` makes
+/// of it for people.
+func printAnswer<T: Encodable>(_ value: T, json: Bool, lines: (T) -> [String]) throws {
+    if json { try printJSON(value) } else { printLines(lines(value)) }
+}
+
 /// Writes lines built by authctl for people on stdout; the control characters of what they
 /// quote from outside are escaped, line by line.
 func printLines(_ lines: [String]) {

@@ -26,13 +26,13 @@ struct Identities: ParsableCommand {
 
         func run() throws {
             try runReporting {
-                let listed = try global.connect().call(Methods.ListIdentities.self, ProfileParameters(profile: global.profile), timeout: 60)
-                if json { return try printJSON(listed) }
-                guard !listed.identities.isEmpty else { return printLines(["No identities (an anonymous user): link one with 'authctl identities link PROVIDER'."]) }
-                printLines(listed.identities.map { identity in
-                    let email = identity.email.map { "  \($0)" } ?? ""
-                    return "\(identity.identityID)  \(identity.provider)\(email)".escapedForTerminal
-                })
+                try printAnswer(try global.call(Methods.ListIdentities.self, timeout: 60), json: json) { listed in
+                    guard !listed.identities.isEmpty else { return ["No identities (an anonymous user): link one with 'authctl identities link PROVIDER'."] }
+                    return listed.identities.map { identity in
+                        let email = identity.email.map { "  \($0)" } ?? ""
+                        return "\(identity.identityID)  \(identity.provider)\(email)".escapedForTerminal
+                    }
+                }
             }
         }
     }

@@ -29,8 +29,7 @@ struct MFA: ParsableCommand {
 
         func run() throws {
             try runReporting {
-                let listed = try global.connect().call(Methods.ListFactors.self, ProfileParameters(profile: global.profile), timeout: 60)
-                if json { try printJSON(listed) } else { printLines(SecondFactorText.lines(listed)) }
+                try printAnswer(try global.call(Methods.ListFactors.self, timeout: 60), json: json, lines: SecondFactorText.lines)
             }
         }
     }

@@ -15,8 +15,7 @@ struct Nonce: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let nonce = try global.connect().call(Methods.MakeNonce.self, ProfileParameters(profile: global.profile))
-            if json { try printJSON(nonce) } else { printLines(["nonce:  \(nonce.nonce)", "sha256: \(nonce.nonceSHA256)"]) }
+            try printAnswer(try global.call(Methods.MakeNonce.self), json: json) { nonce in ["nonce:  \(nonce.nonce)", "sha256: \(nonce.nonceSHA256)"] }
         }
     }
 }

@@ -22,8 +22,7 @@ struct UserCommand: ParsableCommand {
 
         func run() throws {
             try runReporting {
-                let result = try global.connect().call(Methods.GetUser.self, ProfileParameters(profile: global.profile), timeout: 60)
-                if json { try printJSON(result.user) } else { printLines(UserText.lines(result.user)) }
+                try printAnswer(try global.call(Methods.GetUser.self, timeout: 60).user, json: json, lines: UserText.lines)
             }
         }
     }
@@ -120,7 +119,7 @@ extension UserCommand {
 
         func run() throws {
             try runReporting {
-                let sent = try global.connect().call(Methods.Reauthenticate.self, ProfileParameters(profile: global.profile), timeout: 60)
+                let sent = try global.call(Methods.Reauthenticate.self, timeout: 60)
                 if json { try printJSON(sent) }
                 note("A code was sent to \(Self.destination(sent)). Use it with: authctl user update --password-stdin --code-stdin (new password, then the code)")
             }
