@@ -168,6 +168,11 @@ public struct SessionMachine: Sendable {
                 // Just failed: do not hammer the server on behalf of a busy client.
                 return answerWaitingAfterFailure(degraded.reason, detail: degraded.detail, now: now)
             }
+            if let degraded, claims.isStale, now < degraded.retryAt, session.remaining(at: now) >= minimum {
+                // Only the claims are out of date and the token still serves: the backoff's
+                // retry refreshes, not every request of a busy client while the server is away.
+                return answerWaitingAfterFailure(degraded.reason, detail: degraded.detail, now: now)
+            }
             return beginRefresh(now: now)
         }
     }

@@ -88,11 +88,33 @@ import Testing
                            .answer(r2, token(1)), .answer(r1, .failure(.refreshFailing(.offline, detail: detail)))])
         #expect(machine.phase == .signedIn && machine.session?.user == permanent)
         #expect(machine.tokenRequested(r3, validFor: 0, now: now.addingTimeInterval(1)) == [.answer(r3, token(1))], "within the retry gap")
-        // Still stale: after the gap a request tries again, and the retry that works announces the change.
-        #expect(machine.tokenRequested(r4, validFor: 0, now: now.addingTimeInterval(3)).contains(where: Self.isRefresh))
-        _ = machine.refreshSucceeded(Fixtures.grant(2), generation: machine.generation, now: now.addingTimeInterval(3))
-        let stored = machine.storeFinished(generation: machine.generation, failure: nil, now: now.addingTimeInterval(3))
-        #expect(stored.prefix(3) == [.emit(.tokenRefreshed), .emit(.userUpdated), .answer(r4, token(2, receivedAt: now.addingTimeInterval(3)))])
+        // Still stale: from the retry on a request tries again. The server asks for 30 s.
+        #expect(machine.tokenRequested(r4, validFor: 0, now: retryAt).contains(where: Self.isRefresh))
+        _ = machine.refreshFailed(.http(status: 503, code: nil, message: "down", retryAfter: 30), generation: machine.generation, now: retryAt, random: 1)
+        let secondRetry = try! #require(machine.degraded?.retryAt)
+        #expect(secondRetry >= retryAt.addingTimeInterval(30))
+        // Only the claims are stale and the held token serves: past the retry gap, requests still
+        // do not refresh before the backoff's retry, however many there are.
+        for second in [3.0, 10, 29] {
+            #expect(machine.tokenRequested(r3, validFor: 0, now: retryAt.addingTimeInterval(second)) == [.answer(r3, token(1))], "\(second) s on")
+        }
+        // From the retry on, a request tries again, and the retry that works announces the change.
+        #expect(machine.tokenRequested(r4, validFor: 0, now: secondRetry).contains(where: Self.isRefresh))
+        _ = machine.refreshSucceeded(Fixtures.grant(2), generation: machine.generation, now: secondRetry)
+        let stored = machine.storeFinished(generation: machine.generation, failure: nil, now: secondRetry)
+        #expect(stored.prefix(2) == [.emit(.tokenRefreshed), .emit(.userUpdated)])
+        #expect(stored.contains(.answer(r4, token(2, receivedAt: secondRetry))))
+    }
+
+    /// A stale token that no longer serves the minimum asked for is refreshed after the retry gap,
+    /// as any token would be: the backoff holds back only requests the held token can answer.
+    @Test func aStaleTokenTooShortForTheRequestIsRetriedAfterTheGap() {
+        var machine = anonymousMachine()
+        let now = t0.addingTimeInterval(10)
+        _ = machine.userUpdated(permanent, request: r1, now: now)
+        _ = machine.refreshFailed(.unreachable(url: "https://x", detail: "connection refused"), generation: machine.generation, now: now, random: 1)
+        let later = now.addingTimeInterval(3)
+        #expect(machine.tokenRequested(r2, validFor: 3599, now: later).contains(where: Self.isRefresh))
     }
 
     @Test func theBackoffTimerRetriesAStaleTokenAfterAFailure() {
