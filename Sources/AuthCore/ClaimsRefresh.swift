@@ -26,6 +26,20 @@ struct ClaimsRefresh: Sendable {
         waiters.append(request)
     }
 
+    /// The held token is known stale with nobody waiting: a session read back from the store
+    /// after a restart, whose summary the change had already updated (`isStale(_:)`).
+    mutating func markStale() {
+        if refreshedSinceChange == nil { refreshedSinceChange = false }
+    }
+
+    /// Whether `session`'s token states claims its stored summary says the server has changed
+    /// since: the user is no longer anonymous and the token still says `is_anonymous: true`. The
+    /// change's summary is stored at once and the refreshed token only later, so a restart in
+    /// between keeps the change, and this finds it.
+    static func isStale(_ session: Session) -> Bool {
+        !session.user.isAnonymous && TokenClaims(accessToken: session.accessToken)?.isAnonymous == true
+    }
+
     /// Another change's caller waits with the ones before: the token it would get is stale.
     mutating func join(_ request: RequestID) {
         waiters.append(request)

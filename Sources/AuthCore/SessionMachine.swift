@@ -70,6 +70,8 @@ public struct SessionMachine: Sendable {
         let served = stored.plausible(at: now)
         session = served
         phase = .signedIn
+        // A change of the claims stored before a restart and not yet refreshed: refresh at once.
+        if ClaimsRefresh.isStale(served) { claims.markStale() }
         let expired = served.remaining(at: now) <= 0
         nextRefreshAt = policy.refreshDeadline(for: served, random: random)
         return prelude + [.emit(.initialSession(expired: expired))] + evaluate(now: now)

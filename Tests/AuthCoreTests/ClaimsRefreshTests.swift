@@ -182,4 +182,25 @@ import Testing
         _ = machine.storeFinished(generation: machine.generation, failure: nil, now: now)
         #expect(machine.answer(validFor: 0, now: now)?.accessToken == "access-7", "the new session's token is not stale")
     }
+    /// The change's summary is stored at once and the refreshed token later: a restart in
+    /// between reads a permanent user with a token that still says `is_anonymous: true`. That
+    /// token is stale: nobody gets it, and it is refreshed at once.
+    @Test func aStaleTokenReadBackAfterARestartIsRefreshedAtOnce() {
+        var stored = Fixtures.session(1)
+        stored.accessToken = Fixtures.accessToken(aal: "aal1", amr: ["anonymous"], extraClaims: #""is_anonymous":true"#)
+        stored.user = permanent
+        var machine = SessionMachine(policy: policy)
+        let loaded = machine.storedSessionLoaded(stored, now: t0.addingTimeInterval(10))
+        #expect(loaded.contains(where: Self.isRefresh), "\(loaded)")
+        #expect(machine.answer(validFor: 0, now: t0.addingTimeInterval(10)) == nil)
+        // Still anonymous in both, or permanent in both: the token is current.
+        for (token, user) in [(#""is_anonymous":true"#, UserSummary(id: "user-1", isAnonymous: true)), (#""is_anonymous":false"#, permanent)] {
+            var current = Fixtures.session(1)
+            current.accessToken = Fixtures.accessToken(aal: "aal1", extraClaims: token)
+            current.user = user
+            var fresh = SessionMachine(policy: policy)
+            #expect(!fresh.storedSessionLoaded(current, now: t0.addingTimeInterval(10)).contains(where: Self.isRefresh))
+            #expect(fresh.answer(validFor: 0, now: t0.addingTimeInterval(10)) != nil)
+        }
+    }
 }
