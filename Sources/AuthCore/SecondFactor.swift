@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FoundationGaps
 
 /// A kind of second factor authd enrolls (GoTrue's `factor_type`).
 public enum FactorKind: String, Sendable, Equatable, CaseIterable {
@@ -116,16 +117,6 @@ public struct FactorChallenge: Sendable, Equatable {
 public enum FactorID {
     /// `text` in lower case when it is exactly 36 ASCII characters in the 8-4-4-4-12 hex form of
     /// a UUID; nil for anything else (a NUL, a sign, spaces, path characters, another length).
-    public static func canonical(_ text: String) -> String? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return nil }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                guard byte == UInt8(ascii: "-") else { return nil }
-            } else {
-                guard (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte) else { return nil }
-            }
-        }
-        return text.lowercased()
-    }
+    /// The same reading as the wire's parameter rules (`UUIDText`), so what they let through is sent.
+    public static func canonical(_ text: String) -> String? { UUIDText.canonical(text) }
 }

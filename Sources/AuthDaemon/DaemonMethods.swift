@@ -61,11 +61,8 @@ enum DaemonMethods {
 
         table.register(Methods.SignInWithPassword.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
-            guard !parameters.email.isEmpty, !parameters.password.isEmpty else {
-                throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'email' and 'password' must not be empty")
-            }
-            let captcha = try captchaToken(parameters.captchaToken)
-            switch await profile.accounts.signIn(.password(.email(parameters.email), password: parameters.password), captchaToken: captcha) {
+            switch await profile.accounts.signIn(.password(.email(parameters.email), password: parameters.password),
+                                                 captchaToken: parameters.captchaToken) {
             case .success: return await profile.session.status()
             case .failure(let failure): throw SignInErrorText.error(failure, method: .password)
             }
@@ -73,9 +70,8 @@ enum DaemonMethods {
 
         table.register(Methods.SignOut.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
-            guard let scope = SignOutScope(rawValue: parameters.scope ?? SignOutScope.local.rawValue) else {
-                throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'scope' must be local, global or others")
-            }
+            // `validate()` has let through only the scopes there are.
+            let scope = parameters.scope.flatMap(SignOutScope.init(rawValue:)) ?? .local
             let outcome = await profile.session.signOut(scope: scope)
             return Methods.SignOut.Result(status: await profile.session.status(), serverConfirmed: outcome.confirmed, serverDetail: outcome.detail)
         }
@@ -109,19 +105,14 @@ enum DaemonMethods {
 
         table.register(Methods.DecideApp.self, for: .userTool) { parameters, connection throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
-            let decision: AppDecision
-            switch parameters.decision {
-            case "allow": decision = .allowed
-            case "deny": decision = .denied
-            default: throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'decision' must be allow or deny")
-            }
-            guard !parameters.app.isEmpty, parameters.app.count <= 4096 else {
-                throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'app' must be an executable path or an app id")
-            }
+            // `validate()` has let through only allow and deny; anything but allow denies all the same.
+            let decision: AppDecision = parameters.decision == "allow" ? .allowed : .denied
             return try await apps.decide(app: parameters.app, profile: profile.profile, decision: decision, caller: connection.client)
         }
 
         table.register(Methods.SetDefaultProfile.self, for: .userTool) { parameters, _ throws(RPCErrorObject) in
+            // Checked here, not by `validate()`: the parameters are `ProfileParameters`, which
+            // leave `profile` out for every other method.
             guard let name = parameters.profile else {
                 throw RPCErrorObject(code: RPCErrorObject.invalidParamsCode, message: "invalid params: 'profile' names the profile to make the default")
             }
