@@ -90,6 +90,29 @@ public final class BusPeer: @unchecked Sendable {
         guard Self.callDriver(bus, "GetId", &error, &reply) else { throw PrivateBusError(description: "the bus daemon did not answer") }
     }
 
+    /// Returns once the connection `destination` has answered `org.freedesktop.DBus.Peer.Ping`
+    /// (sd-bus answers it by itself, in `sd_bus_process`): it has then handled everything this
+    /// connection sent it before, since the bus daemon routes one sender's messages in order and
+    /// sd-bus handles what it reads in order.
+    public func ping(_ destination: String) throws {
+        var reply: OpaquePointer?
+        var error = sd_bus_error()
+        defer {
+            sd_bus_message_unref(reply)
+            sd_bus_error_free(&error)
+        }
+        var call: OpaquePointer?
+        guard sd_bus_message_new_method_call(bus, &call, destination, "/", "org.freedesktop.DBus.Peer", "Ping") >= 0, let call else {
+            throw PrivateBusError(description: "cannot create a Ping to \(destination)")
+        }
+        defer { sd_bus_message_unref(call) }
+        let result = sd_bus_call(bus, call, 0, &error, &reply)
+        guard result >= 0 else {
+            let name = error.name.map { String(cString: $0) } ?? String(cString: strerror(-result))
+            throw PrivateBusError(description: "\(destination) did not answer Ping: \(name)")
+        }
+    }
+
     /// The unique name of a connection that process `pid` has on this bus, other than this one
     /// and those in `excluded`; nil while there is none. Looks once: callers wait their own way
     /// (a test on the cooperative pool must not block a thread of it).

@@ -61,27 +61,27 @@ import Testing
         try impostor.sendPrepareForSleep(false, to: monitor)
         try impostor.sendNameOwnerChanged(name: self.logind, oldOwner: logind.uniqueName, newOwner: impostor.uniqueName, to: monitor)
         try impostor.sendPrepareForSleep(false, to: monitor)
-        try impostor.sync()
-        try await Task.sleep(for: .milliseconds(300))
+        // The monitor answers a ping only once it has handled all the impostor sent before it
+        // (one sender's messages arrive in order, and are handled in order): nothing more was
+        // delivered by then.
+        try impostor.ping(monitor)
         #expect(resumes.value == 1, "a signal from a connection that does not own \(self.logind) was taken for a resume")
-        // Everything the impostor sent reached the monitor before this: the real logind is still
-        // heard (the forged NameOwnerChanged did not take its name), and only it.
+        // The real logind is still heard (the forged NameOwnerChanged did not take its name), and only it.
         try logind.sendPrepareForSleep(false)
         #expect(await resumes.wait(for: 2))
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(resumes.value == 2, "a signal from a connection that does not own \(self.logind) was taken for a resume")
+        try logind.ping(monitor)
+        #expect(resumes.value == 2, "one signal from logind was taken for more than one resume")
 
         // logind restarts: its successor is heard, the connection that gave up the name is not.
         try logind.releaseName(self.logind)
         let successor = try BusPeer(address: bus.address, owning: self.logind)
         try logind.sendPrepareForSleep(false, to: monitor)
-        try logind.sync()
-        try await Task.sleep(for: .milliseconds(300))
+        try logind.ping(monitor)
         #expect(resumes.value == 2, "a signal from the name's former owner was taken for a resume")
         try successor.sendPrepareForSleep(false)
         #expect(await resumes.wait(for: 3))
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(resumes.value == 3, "a signal from the name's former owner was taken for a resume")
+        try successor.ping(monitor)
+        #expect(resumes.value == 3, "one signal from the successor was taken for more than one resume")
 
         watching.cancel()
         await watching.value
@@ -98,12 +98,13 @@ import Testing
         let monitor = try #require(await monitorConnection(seenBy: impostor))
         // With nobody owning the name, nobody is heard.
         try impostor.sendPrepareForSleep(false, to: monitor)
-        try impostor.sync()
+        try impostor.ping(monitor)
+        #expect(resumes.value == 0, "a signal was taken for a resume while nobody owned \(self.logind)")
 
         let logind = try BusPeer(address: bus.address, owning: self.logind)
         try logind.sendPrepareForSleep(false, to: monitor)
         #expect(await resumes.wait(for: 1))
-        try await Task.sleep(for: .milliseconds(300))
+        try logind.ping(monitor)
         #expect(resumes.value == 1)
 
         watching.cancel()
