@@ -3,7 +3,22 @@ import AuthProtocol
 import AuthSocketServer
 import AuthTestSupport
 import Foundation
+import Synchronization
 import Testing
+
+/// The ids of the connections a server is done with, in the order it finished them.
+private final class ClosedConnections: Sendable {
+    private let ids = Mutex<[UInt64]>([])
+
+    func add(_ connection: ConnectionContext) { ids.withLock { $0.append(connection.id) } }
+
+    /// Waits until `count` connections were closed (the bound only ends a failing test); all closed by then.
+    func wait(for count: Int) async -> [UInt64] {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ids.withLock({ $0.count }) < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        return ids.withLock { $0 }
+    }
+}
 
 /// The limits that keep one client from hurting the others, on a real socket.
 @Suite struct ConnectionLimitsTests {
@@ -85,13 +100,19 @@ import Testing
     @Test func theClientLibraryOpensAConnectionAgainAfterAnIdleClose() async throws {
         // Long enough that a loaded machine does not close the new connection between its greeting
         // and the call (with 1 s, a CI run saw the retry's connection closed as idle too).
-        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .seconds(3))) { daemon in
+        let closed = ClosedConnections()
+        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .seconds(3)), onConnectionClosed: { closed.add($0) }) { daemon in
             let client = try await AuthdClient.connect(socketPath: daemon.socketPath, onWarning: { _ in })
             #expect(try await client.status().state == "signed_out")
-            try await Task.sleep(for: .milliseconds(4_500))
-            // The daemon's idle notice is waiting on the old connection; the call goes out again on a new one.
+            // The daemon closes the client's one connection as idle (the client never closes it).
+            let idle = await closed.wait(for: 1)
+            #expect(idle.count == 1, "the idle connection was not closed")
+            // Its idle notice is waiting on the old connection; the call goes out again on a new one.
             #expect(try await client.status().state == "signed_out")
             await client.close()
+            // That new connection is a second one, which the client's close ends.
+            let both = await closed.wait(for: 2)
+            #expect(both.count == 2 && Set(both).count == 2, "\(both)")
         }
     }
 

@@ -26,6 +26,7 @@ struct DaemonHarness: Sendable {
     /// returns.
     static func run(api: FakeGoTrue = FakeGoTrue(), store: InMemorySessionStore = InMemorySessionStore(),
                     limits: ConnectionLimits = ConnectionLimits(), at path: String = newSocketPath(),
+                    onConnectionClosed: (@Sendable (ConnectionContext) -> Void)? = nil,
                     _ body: @Sendable (DaemonHarness) async throws -> Void) async throws {
         let directory = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent)
         let logger = Logger(label: "authd-test")
@@ -33,7 +34,8 @@ struct DaemonHarness: Sendable {
                                    policy: RefreshPolicy(jitterFraction: 0), logger: logger)
         let profile = ProfileServices(session: driver)
         let dispatcher = RequestDispatcher(registry: ProfileRegistry(profiles: [profile], defaultProfile: "default"), logger: logger)
-        let server = UnixSocketServer(path: path, handler: dispatcher, logger: logger, limits: limits)
+        let handler: any SocketRequestHandler = onConnectionClosed.map { ObservedHandler(inner: dispatcher, closed: $0) } ?? dispatcher
+        let server = UnixSocketServer(path: path, handler: handler, logger: logger, limits: limits)
         let harness = DaemonHarness(socketPath: path, api: api, store: store, dispatcher: dispatcher)
         // Stopped the way SIGTERM stops authd: graceful shutdown of a ServiceGroup.
         let services = ServiceGroup(configuration: .init(services: [.init(service: profile), .init(service: server)],
@@ -74,6 +76,24 @@ struct DaemonHarness: Sendable {
 
     /// A raw line connection.
     func raw() throws -> LineConnection { try LineConnection.connect(path: socketPath) }
+}
+
+/// The dispatcher, telling the test of each connection the server is done with (after the
+/// dispatcher has dropped what it registered for it).
+private struct ObservedHandler: SocketRequestHandler {
+    let inner: RequestDispatcher
+    let closed: @Sendable (ConnectionContext) -> Void
+
+    func handle(line: Data, connection: ConnectionContext) async { await inner.handle(line: line, connection: connection) }
+
+    func connectionClosed(_ connection: ConnectionContext) async {
+        await inner.connectionClosed(connection)
+        closed(connection)
+    }
+
+    func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> ImmediateAnswer {
+        inner.answerAtOnce(line: line, connection: connection)
+    }
 }
 
 /// Why the harness's services ended while it waited for the socket, if they did.
