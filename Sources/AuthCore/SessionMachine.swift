@@ -106,10 +106,12 @@ public struct SessionMachine: Sendable {
     }
 
     /// The server changed what the session's tokens state (a factor was removed, lowering the
-    /// level): refresh now, within the breaker's limit. Nothing when a refresh is out or held.
+    /// level): refresh now, within the breaker's limit. A refresh already out (or a verification)
+    /// may predate the change: this one is owed, and starts once that one ends.
     public mutating func refreshRequested(now: Date) -> [SessionAction] {
-        guard phase == .signedIn, session != nil, hold != .verifying else { return [] }
+        guard session != nil else { return [] }
         refreshOwed = true
+        guard phase == .signedIn, hold != .verifying else { return [] }
         return beginRefresh(now: now)
     }
 
@@ -165,14 +167,15 @@ public struct SessionMachine: Sendable {
                 // No refresh can produce a token that lives this long.
                 return [.answer(request, .failure(.minimumValidityTooLong(requested: minimum, lifetime: session.lifetime)))]
             }
-            waiting.append((request, minimum))
-            if let degraded, let lastFailureAt, now.timeIntervalSince(lastFailureAt) < policy.minimumRetryGap {
-                // Just failed: do not hammer the server on behalf of a busy client.
-                return answerWaitingAfterFailure(degraded.reason, detail: degraded.detail, now: now)
-            }
             if let degraded, claims.isStale, now < degraded.retryAt, session.remaining(at: now) >= minimum {
                 // Only the claims are out of date and the token still serves: the backoff's
                 // retry refreshes, not every request of a busy client while the server is away.
+                // This request only: the change's callers wait for that retry.
+                return [.answer(request, .success(token(session)))]
+            }
+            waiting.append((request, minimum))
+            if let degraded, let lastFailureAt, now.timeIntervalSince(lastFailureAt) < policy.minimumRetryGap {
+                // Just failed: do not hammer the server on behalf of a busy client.
                 return answerWaitingAfterFailure(degraded.reason, detail: degraded.detail, now: now)
             }
             return beginRefresh(now: now)

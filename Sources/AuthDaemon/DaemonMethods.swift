@@ -87,7 +87,8 @@ enum DaemonMethods {
             let outbox = connection.outbox
             connection.activity.markSubscribed()
             await profile.session.subscribe(connection.id, acknowledge: {
-                if let ack = try? RPCCodec.encodeResult(Methods.Subscribe.Result(), id: envelope.id) { outbox.send(ack) }
+                // A subscription sent as a notification gets its events, and no answer.
+                if let id = envelope.id, let ack = try? RPCCodec.encodeResult(Methods.Subscribe.Result(), id: id) { outbox.send(ack) }
             }, send: { event in
                 // Denied since it subscribed: it gets nothing more of the session.
                 guard !apps.isDenied(connection.client, profile: profile.profile) else { return }

@@ -127,7 +127,8 @@ public struct MethodTable: Sendable {
                 try await admission(audience, parameters.profile, connection)
                 try await body(parameters, envelope, connection)
             } catch {
-                connection.outbox.send(RPCCodec.encodeError(error, id: envelope.id))
+                // A notification (no id) is never answered, not even with an error.
+                if envelope.id != nil { connection.outbox.send(RPCCodec.encodeError(error, id: envelope.id)) }
             }
         }
     }

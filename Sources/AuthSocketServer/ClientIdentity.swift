@@ -77,15 +77,21 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
 
         struct Unidentified: Error { let reason: String }
 
-        /// The first step: nothing here can block.
+        /// The first step. Nothing here waits on a program: the kernel's own files, and a path
+        /// looked up only in the user's view (see `sameFile` for what a program of the user can
+        /// still make it wait on).
         package init(pid: Int32, procRoot: String = "/proc") {
             self.pid = pid
             entry = "\(procRoot)/\(pid)"
+            let view = MountView.of(entry: entry)
+            mountView = view
             if let target = ClientIdentity.symbolicLinkTarget("\(entry)/exe") {
                 // A binary replaced while running shows as "path (deleted)".
                 let path = target.hasSuffix(" (deleted)") ? String(target.dropLast(" (deleted)".count)) : target
                 executable = .success(path)
-                pathNamesTheProgram = ClientIdentity.sameFile("\(entry)/exe", path)
+                // A program that sees other files is no program of the user's by its path, and the
+                // path is not looked up: it could lead through the program's own mounts.
+                pathNamesTheProgram = view.map { MountView.users.contains($0) } == true && ClientIdentity.sameFile("\(entry)/exe", path)
             } else {
                 let reason = errno == ENOENT || errno == ESRCH ? "the program exited before authd could tell which it was"
                     : "authd may not read /proc/\(pid)/exe (\(String(cString: strerror(errno))))"
@@ -93,7 +99,6 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
                 pathNamesTheProgram = false
             }
             claim = SandboxIdentity.claim(inCgroup: ClientIdentity.smallFile("\(entry)/cgroup") ?? "")
-            mountView = MountView.of(entry: entry)
         }
 
         /// Whether `readSandboxFiles` must run before `finished`.
@@ -146,7 +151,11 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether `a` and `b` lead to the same file (device and inode), both followed, from the
-    /// kernel's cached attributes: a FUSE server that never answers cannot block the caller.
+    /// kernel's cached attributes, so that a FUSE server that never answers is not asked for
+    /// them. Looking the path up can still ask one (a lookup whose cache ran out): a program of
+    /// the user that serves its own FUSE mount and stops answering can hold the event loop. It
+    /// could as well end authd with a signal; a sandboxed app, which can do neither, is never
+    /// looked up by path.
     static func sameFile(_ a: String, _ b: String) -> Bool {
         var first: (device: UInt64, inode: UInt64, mount: UInt64) = (0, 0, 0), second = first
         guard authd_file_identity(a, &first.device, &first.inode, &first.mount) == 0,

@@ -93,8 +93,17 @@ import Testing
         _ = machine.refreshFailed(.http(status: 503, code: nil, message: "down", retryAfter: 30), generation: machine.generation, now: retryAt, random: 1)
         let secondRetry = try! #require(machine.degraded?.retryAt)
         #expect(secondRetry >= retryAt.addingTimeInterval(30))
+        // Another change's caller joins the wait for the fresh token.
+        let r9 = RequestID(9)
+        let joined = machine.userUpdated(permanent, request: r9, now: retryAt.addingTimeInterval(1))
+        #expect(!joined.contains { if case .answer(r9, _) = $0 { true } else { false } }, "\(joined)")
+        // Its summary is written at once; the write ends without answering it either.
+        let written = machine.storeFinished(generation: machine.generation, failure: nil, now: retryAt.addingTimeInterval(1))
+        #expect(!written.contains { if case .answer(r9, _) = $0 { true } else { false } }, "\(written)")
+        #expect(!written.contains(where: Self.isRefresh), "not before the backoff's retry")
         // Only the claims are stale and the held token serves: past the retry gap, requests still
-        // do not refresh before the backoff's retry, however many there are.
+        // do not refresh before the backoff's retry, however many there are, and answering them
+        // answers nobody else.
         for second in [3.0, 10, 29] {
             #expect(machine.tokenRequested(r3, validFor: 0, now: retryAt.addingTimeInterval(second)) == [.answer(r3, token(1))], "\(second) s on")
         }
@@ -104,6 +113,7 @@ import Testing
         let stored = machine.storeFinished(generation: machine.generation, failure: nil, now: secondRetry)
         #expect(stored.prefix(2) == [.emit(.tokenRefreshed), .emit(.userUpdated)])
         #expect(stored.contains(.answer(r4, token(2, receivedAt: secondRetry))))
+        #expect(stored.contains(.answer(r9, token(2, receivedAt: secondRetry))))
     }
 
     /// A stale token that no longer serves the minimum asked for is refreshed after the retry gap,

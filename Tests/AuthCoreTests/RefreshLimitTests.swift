@@ -104,6 +104,18 @@ import Testing
         #expect(!machine.timerFired(now: retryAt.addingTimeInterval(60)).contains { if case .refresh = $0 { true } else { false } })
     }
 
+    /// A factor removed while a refresh is out: that refresh may predate the change, so the one
+    /// asked for is owed and starts once it is stored.
+    @Test func aRefreshAskedForWhileAnotherIsOutRunsAfterIt() {
+        var machine = signedIn(lifetime: 3600)
+        let now = t0.addingTimeInterval(100)
+        #expect(machine.tokenRequested(RequestID(1), validFor: 3600, now: now).contains(.refresh(refreshToken: "refresh-1", generation: 0)))
+        #expect(machine.refreshRequested(now: now) == [], "one refresh at a time")
+        _ = machine.refreshSucceeded(Fixtures.grant(2, lifetime: 3600), generation: 0, now: now)
+        let stored = machine.storeFinished(generation: 0, failure: nil, now: now, random: 0)
+        #expect(stored.contains(.refresh(refreshToken: "refresh-2", generation: 0)), "\(stored)")
+    }
+
     @Test func anExpiredTokenHeldBackByTheBreakerIsRefusedAsRateLimitedAndRefreshedWhenAllowed() {
         // A server granting one-second tokens: the schedule alone would refresh twice a second.
         var machine = signedIn(lifetime: 1)

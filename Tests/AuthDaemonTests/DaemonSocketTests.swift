@@ -122,8 +122,12 @@ import Testing
                     try raw.write(Data((line + "\n").utf8))
                     #expect(errorCode(try raw.readLine()) == code, "\(line)")
                 }
-                // A notification (no id) for an unknown method gets no answer; the next request still does.
+                // A notification (no id) gets no answer, not even an error: for an unknown method,
+                // bad params, or a subscription (bad params, or its acknowledgement); the next
+                // request still does.
                 try raw.write(Data("{\"jsonrpc\":\"2.0\",\"method\":\"no.such.method\"}\n".utf8))
+                try raw.write(Data("{\"jsonrpc\":\"2.0\",\"method\":\"session.signOut\",\"params\":{\"scope\":\"everywhere\"}}\n".utf8))
+                try raw.write(Data("{\"jsonrpc\":\"2.0\",\"method\":\"events.subscribe\",\"params\":[]}\n".utf8))
                 try raw.write(Data("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"hello\"}\n".utf8))
                 let hello = object(try raw.readLine())
                 #expect(hello["id"] as? Int == 9)

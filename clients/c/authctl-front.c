@@ -8,8 +8,9 @@
  * Written in C on libc alone, so that it starts like any small program and weighs a few dozen
  * KiB: a Swift front carries the Swift runtime (about 6.6 MiB, statically linked). It is built
  * with the C client library's own code (included below), so that socket paths, the check of who
- * serves the socket, the token request and its answer are read and written the one way the
- * library does. */
+ * serves the socket, JSON strings and the token request are read and written the one way the
+ * library does. Its answer is read more narrowly than the library reads one (each member once,
+ * nothing else, every field of the result): anything else goes to the whole authctl. */
 #include "authd-client.c"
 
 #include <limits.h>
@@ -149,26 +150,72 @@ static int is_token_character(char byte) {
            || byte == '.';
 }
 
+/* Calls `visit` for each member of the JSON object `object`; false when it is not one, or when
+ * `visit` refuses a member. */
+static int each_member(span object, int (*visit)(span key, span value, void *context), void *context) {
+    const char *p = skip_space(object.start, object.end), *end = object.end;
+    if (p >= end || *p != '{') return 0;
+    p = skip_space(p + 1, end);
+    if (p < end && *p == '}') return skip_space(p + 1, end) == end;
+    for (;;) {
+        const char *key_start = p, *key_end = skip_string(p, end);
+        if (!key_end) return 0;
+        p = skip_space(key_end, end);
+        if (p >= end || *p != ':') return 0;
+        const char *value_start = skip_space(p + 1, end), *value_end = skip_value(value_start, end, 0);
+        if (!value_end || !visit((span){ key_start, key_end }, (span){ value_start, value_end }, context)) return 0;
+        p = skip_space(value_end, end);
+        if (p < end && *p == ',') { p = skip_space(p + 1, end); continue; }
+        return p < end && *p == '}' && skip_space(p + 1, end) == end;
+    }
+}
+
 /* Whether `text` is exactly `expected` (a span of JSON text, quotes included for strings). */
 static int spells(span text, const char *expected) {
     size_t length = strlen(expected);
     return (size_t)(text.end - text.start) == length && memcmp(text.start, expected, length) == 0;
 }
 
-/* The token in `line` when it is a successful answer to the request, read by the library's own
- * reader (`token_in_result`), and a plain JWT; otherwise the line is handed to the whole authctl,
- * which decodes it the general way and says what is odd about it. */
+/* The answer's parts, each to be seen once. */
+typedef struct {
+    span token;
+    int seen_version, seen_id, seen_result, seen_token, seen_type, seen_expires_at, seen_expires_in;
+} token_answer;
+
+static int visit_result(span key, span value, void *context) {
+    token_answer *answer = context;
+    int64_t number;
+    if (spells(key, "\"access_token\"") && !answer->seen_token++) {
+        if (!is_kind(value, '"') || value.end - value.start < 3) return 0;
+        for (const char *p = value.start + 1; p < value.end - 1; p++)
+            if (!is_token_character(*p)) return 0;
+        answer->token = (span){ value.start + 1, value.end - 1 };
+        return 1;
+    }
+    if (spells(key, "\"token_type\"") && !answer->seen_type++) return is_kind(value, '"');
+    if (spells(key, "\"expires_at\"") && !answer->seen_expires_at++) return integer_value(value, &number);
+    if (spells(key, "\"expires_in\"") && !answer->seen_expires_in++) return integer_value(value, &number);
+    return 0;
+}
+
+static int visit_answer(span key, span value, void *context) {
+    token_answer *answer = context;
+    if (spells(key, "\"jsonrpc\"") && !answer->seen_version++) return spells(value, "\"2.0\"");
+    if (spells(key, "\"id\"") && !answer->seen_id++) return spells(value, REQUEST_ID);
+    if (spells(key, "\"result\"") && !answer->seen_result++) return each_member(value, visit_result, answer);
+    return 0;
+}
+
+/* The token in `line` when it is a successful answer to the request in the narrow shape authd
+ * writes (any member order and spacing, each member once, nothing else); otherwise the line is
+ * handed to the whole authctl, which decodes it the general way. */
 static int plain_token(const char *line, size_t length, span *token) {
-    span message = { line, line + length }, version, id, result, error, value;
-    const char *start = skip_space(line, message.end), *end = skip_value(start, message.end, 0);
-    if (!end || skip_space(end, message.end) != message.end || !is_kind((span){ start, message.end }, '{')) return 0;
-    if (!member(message, "jsonrpc", &version) || !spells(version, "\"2.0\"")) return 0;
-    if (!member(message, "id", &id) || !spells(id, REQUEST_ID) || member(message, "error", &error)) return 0;
-    int64_t expires_at;
-    if (!member(message, "result", &result) || !token_in_result(result, &value, &expires_at) || value.end - value.start < 3) return 0;
-    for (const char *p = value.start + 1; p < value.end - 1; p++)
-        if (!is_token_character(*p)) return 0;
-    *token = (span){ value.start + 1, value.end - 1 };
+    token_answer answer = { 0 };
+    if (!each_member((span){ line, line + length }, visit_answer, &answer)) return 0;
+    if (!answer.seen_version || !answer.seen_id || !answer.seen_result || !answer.seen_token || !answer.seen_type
+        || !answer.seen_expires_at || !answer.seen_expires_in)
+        return 0;
+    *token = answer.token;
     return 1;
 }
 
