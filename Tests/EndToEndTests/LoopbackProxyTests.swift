@@ -15,8 +15,11 @@ struct LoopbackProxyTests {
                                                 "https_proxy": address, "HTTPS_PROXY": address, "no_proxy": "", "NO_PROXY": ""]
             try stack.startSignedIn(email: "loopback-proxy@example.com", password: "loopback-proxy-password")
             let grants = try stack.refreshGrants()
-            // A token that must outlive the current one forces a refresh (a fresh one lives 60 s).
-            usleep(2_500_000)
+            // A token that must outlive the current one forces a refresh (a fresh one lives 60 s):
+            // asked for once the current one has less than 58 s left on the clock (`expires_at` is
+            // rounded down: the expiry lies within the second after it).
+            let expiresAt = try #require(try stack.statusJSON()["expires_at"] as? Double, "no expiry in the status")
+            #expect(waitUntil(timeout: 30) { Date().timeIntervalSince1970 > expiresAt + 1 - 58 }, "the token expires at \(expiresAt)")
             let token = try stack.authctl(["token", "--min-valid", "58"])
             #expect(token.status == 0, "\(token.stderr)")
             #expect(try stack.refreshGrants() == grants + 1)
