@@ -66,7 +66,12 @@ extension SessionMachine {
             if case .signedOut(let ended?) = phase { reason = ended } else { reason = .replaced }
             return [.answer(request, .failure(.notSignedIn(reason)))]
         }
-        return [.cancelTimer] + adopt(newSession, request: request, announcing: .mfaChallengeVerified)
+        // A refresh asked for while the verification was out (a factor removed meanwhile) is
+        // still owed: the verification's tokens may have been issued before that change.
+        let owed = refreshOwed
+        let actions = [.cancelTimer] + adopt(newSession, request: request, announcing: .mfaChallengeVerified)
+        refreshOwed = owed
+        return actions
     }
 
     /// The server ended the session of `generation` outside a refresh, saying so with `code` (it

@@ -87,6 +87,21 @@ import Testing
         #expect(machine.refreshRequested(now: t0.addingTimeInterval(10)) == [], "one is out already")
     }
 
+    /// A factor removed while a verification is out: the verification's tokens may predate the
+    /// removal, so the refresh asked for meanwhile runs once the raised session is stored.
+    @Test func aRefreshAskedForDuringAVerificationRunsAfterTheRaisedSessionIsStored() {
+        var machine = signedInMachine()
+        let now = t0.addingTimeInterval(10)
+        let held = machine.holdRefreshes()
+        #expect(held)
+        let generation = machine.generation
+        #expect(machine.refreshRequested(now: now) == [], "not while the verification is out")
+        let raised = Session(grant: Fixtures.grant(2), receivedAt: now)
+        _ = machine.elevated(raised, request: r1, generation: generation, now: now)
+        let stored = machine.storeFinished(generation: generation + 1, failure: nil, now: now)
+        #expect(stored.contains(.refresh(refreshToken: "refresh-2", generation: generation + 1)), "\(stored)")
+    }
+
     @Test func aVerificationWithoutAnAnswerHoldsRefreshesUntilShortlyBeforeExpiryOrANewVerification() {
         var machine = signedInMachine()
         #expect(machine.holdRefreshes() == true)
