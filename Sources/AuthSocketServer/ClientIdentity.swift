@@ -91,7 +91,7 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
                 executable = .success(path)
                 // A program that sees other files is no program of the user's by its path, and the
                 // path is not looked up: it could lead through the program's own mounts.
-                pathNamesTheProgram = view.map { MountView.users.contains($0) } == true && ClientIdentity.sameFile("\(entry)/exe", path)
+                pathNamesTheProgram = view?.isUsers() == true && ClientIdentity.sameFile("\(entry)/exe", path)
             } else {
                 let reason = errno == ENOENT || errno == ESRCH ? "the program exited before authd could tell which it was"
                     : "authd may not read /proc/\(pid)/exe (\(String(cString: strerror(errno))))"
@@ -140,7 +140,7 @@ public struct ClientIdentity: Sendable, Equatable, CustomStringConvertible {
             // named by a path that leads, here, to the very file it runs: a program can make any
             // path show in its /proc/<pid>/exe by bind-mounting itself there in a mount namespace
             // of its own, or be a binary replaced on disk since it started.
-            guard appID != nil || mountView.map({ users.contains($0) }) == true else {
+            guard appID != nil || mountView?.isUsers(users) == true else {
                 return ClientIdentity(unidentified: "\(path) runs in a mount namespace or root of its own and is no Flatpak or Snap authd can confirm; run it outside that sandbox")
             }
             guard appID != nil || pathNamesTheProgram else {
