@@ -10,10 +10,10 @@ import NIOSSL
 extension GoTrueClient {
     /// A request body as JSON: members as the body type names them, nil members left out, keys
     /// in sorted order (so the same request is the same bytes every time).
-    func encode(_ body: some Encodable) throws(ServerFailure) -> Data {
+    func encode(_ body: some RequestBodyMembers) throws(ServerFailure) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        guard let data = try? encoder.encode(body) else {
+        guard let data = try? encoder.encode(body.object) else {
             throw .notSent(url: authURL.absoluteString, detail: "the request could not be encoded")
         }
         return data
@@ -41,7 +41,7 @@ extension GoTrueClient {
     }
 
     /// `exchange` of a request with `body` as its JSON body; the answer's body.
-    func send(_ method: String, _ path: String, query: String? = nil, body: some Encodable,
+    func send(_ method: String, _ path: String, query: String? = nil, body: some RequestBodyMembers,
               bearer: String? = nil) async throws(ServerFailure) -> Data {
         try await exchange(method, path, query: query, body: try encode(body), bearer: bearer).data
     }
