@@ -13,6 +13,11 @@ import FoundationEssentials
 /// "answer now" beside its handler: the event loop then answers a request that needs no waiting
 /// (a cached token, an app already let in) without a task, and hands every other one on, read
 /// once, to the same async steps.
+///
+/// The generic steps (`bind`, `call`, `decode`, `encode`, `registerStreaming`) are compiled once,
+/// not once per method: specialized for each method they were 200 KiB of the installed
+/// daemon, to save a few metadata lookups on requests that then wait for a server or a keyring.
+/// The "answer now" path, which serves cached tokens, stays specialized.
 public struct MethodTable: Sendable {
     /// A bound handler: decodes the request, runs, and answers through the connection's outbox.
     public typealias Handler = @Sendable (RPCRequestEnvelope, ConnectionContext) async -> Void
@@ -63,6 +68,7 @@ public struct MethodTable: Sendable {
 
     /// Binds the line handler of `method` and returns the steps after decoding (`call`), for an
     /// "answer now" to hand a request on to.
+    @_semantics("optimize.sil.specialize.generic.never")
     private mutating func bind<M: RPCMethod>(_ method: M.Type, for audience: MethodAudience,
                                              _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result)
         -> @Sendable (RPCID?, M.Parameters, ConnectionContext) async -> Void {
@@ -115,6 +121,7 @@ public struct MethodTable: Sendable {
 
     /// Binds `method`, callable by `audience`, to a body that answers by itself (used by
     /// subscriptions, whose acknowledgement must be ordered before the first event).
+    @_semantics("optimize.sil.specialize.generic.never")
     public mutating func registerStreaming<M: RPCMethod>(_ method: M.Type, for audience: MethodAudience,
                                                          _ body: @escaping @Sendable (M.Parameters, RPCRequestEnvelope, ConnectionContext) async throws(RPCErrorObject) -> Void) {
         let admission = self.admission, resolveProfile = self.resolveProfile
@@ -155,6 +162,7 @@ public struct MethodTable: Sendable {
     /// The steps after decoding, resolving the profile and validating, the same for every way a
     /// request comes in: admission, the body, and the answer (none for a notification, which has
     /// no id).
+    @_semantics("optimize.sil.specialize.generic.never")
     private static func call<M: RPCMethod>(_ method: M.Type, audience: MethodAudience, admission: @escaping Admission,
                                            _ body: @escaping @Sendable (M.Parameters, ConnectionContext) async throws(RPCErrorObject) -> M.Result)
         -> @Sendable (RPCID?, M.Parameters, ConnectionContext) async -> Void {
@@ -171,6 +179,7 @@ public struct MethodTable: Sendable {
         }
     }
 
+    @_semantics("optimize.sil.specialize.generic.never")
     private static func encode<M: RPCMethod>(_ method: M.Type, _ result: M.Result, id: RPCID?) throws(RPCErrorObject) -> Data {
         if let id, let lines = M.self as? any HandWrittenLines.Type, let line = lines.writeAnyResult(result, id: id) { return Data(line) }
         do { return try RPCCodec.encodeResult(result, id: id) } catch {
@@ -183,6 +192,7 @@ public struct MethodTable: Sendable {
     }
 
     /// The params read with the envelope (`RPCCodec.decodeRequest`), else read from the line now.
+    @_semantics("optimize.sil.specialize.generic.never")
     private static func decode<P: Decodable>(_ type: P.Type, _ envelope: RPCRequestEnvelope) throws(RPCErrorObject) -> P {
         do {
             switch envelope.parameters {
