@@ -59,7 +59,7 @@ INSTALLED = \
 	$(APPLICATIONSDIR)/authctl-open-url.desktop \
 	$(LIBDIR)/libauthd-client.so.0 $(LIBDIR)/libauthd-client.so $(INCLUDEDIR)/authd-client.h $(PKGCONFIGDIR)/authd-client.pc
 
-.PHONY: all build install uninstall deb deb-lint deb-path
+.PHONY: all build install uninstall deb deb-lint deb-path version
 
 all: build
 
@@ -142,3 +142,7 @@ deb-lint:
 # The path of the supabase-authd package make deb builds (for scripts).
 deb-path:
 	@echo $(DEB)
+
+# The version (for scripts: the Python and Node packages must carry it too).
+version:
+	@echo $(AUTHD_VERSION)

@@ -1,6 +1,7 @@
 """A live stack for each test: the development server and authd on a private socket.
 
-Run under scripts/with-private-keyring (authd keeps sessions in a real Secret Service).
+Run under scripts/with-private-keyring (authd keeps sessions in a real Secret Service), with the
+module installed from its wheel into the interpreter running pytest (scripts/test does both).
 """
 import json
 import os
@@ -8,6 +9,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import urllib.request
@@ -15,8 +17,16 @@ import uuid
 
 import pytest
 
+import authd_client
+
 ROOT = pathlib.Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "clients" / "python"))
+# The tests are of the module apps get, installed by pip: one imported from the source folder
+# would pass even where the wheel leaves it out or ships another copy.
+_INSTALLED_IN = pathlib.Path(sysconfig.get_paths()["purelib"]).resolve()
+if pathlib.Path(authd_client.__file__).resolve().parent != _INSTALLED_IN:
+    raise pytest.UsageError(
+        f"authd_client was imported from {authd_client.__file__}, not from {_INSTALLED_IN}: install the wheel "
+        f"into this Python first ({sys.executable} -m pip install --force-reinstall ./clients/python)")
 BIN = pathlib.Path(os.environ.get("AUTHD_BIN_DIR") or ROOT / ".build" / "debug")
 ANON_KEY = "py-client-anon-key"
 
