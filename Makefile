@@ -2,14 +2,14 @@
 # front, in bin), user units, man pages, shell completions and the x-scheme-handler desktop entry
 # that hands custom-scheme sign-in redirects to authd.
 # Also the C client library (libauthd-client: the shared library, its header and a pkg-config
-# file), built with the system's C compiler.
+# file), built with the system's C compiler, and the Python client module (authd_client.py).
 # make uninstall removes exactly what install put there.
 # CONFIGURATION=debug reuses a debug build (the test script does, to save a release build).
 # The binaries are installed stripped (symbols and debug information left in the build folder,
 # where a debugger can load them: `gdb -ex 'symbol-file .build/release/authd' -p PID`);
 # STRIP=true installs them whole.
 # make deb builds the Debian packages into .build/deb (supabase-authd_<version>-<revision>_<arch>.deb,
-# libauthd-client0 and libauthd-client-dev beside it) from a release build: `make install` into a
+# libauthd-client0, libauthd-client-dev and python3-authd-client beside it) from a release build: `make install` into a
 # staging tree laid out for /usr, then packaging/deb/build. `make -o build deb BUILT=DIR` packages
 # binaries built earlier in DIR without building. make deb-lint runs lintian on them.
 
@@ -24,6 +24,15 @@ APPLICATIONSDIR ?= $(PREFIX)/share/applications
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# The Python client goes where $(PYTHON) looks under PREFIX: Debian's python3 reads
+# /usr/lib/python3/dist-packages, /usr/local/lib/python3.X/dist-packages and the user's
+# ~/.local/lib/python3.X/site-packages (the X ties those two to one Python version). Under any
+# other prefix (or one this Python does not search) it is $(PREFIX)/lib/python3/dist-packages,
+# which apps find through PYTHONPATH.
+PYTHON ?= python3
+PYTHONDIR ?= $(shell $(PYTHON) -c 'import site, sys; lib = sys.argv[1].rstrip("/") + "/lib/"; \
+	print(next((p for p in sys.path + [site.getusersitepackages()] if p.startswith(lib) and p.endswith("-packages")), lib + "python3/dist-packages"))' \
+	'$(PREFIX)' 2>/dev/null || echo '$(PREFIX)/lib/python3/dist-packages')
 CONFIGURATION ?= release
 
 SWIFT ?= swift
@@ -57,7 +66,8 @@ INSTALLED = \
 	$(MANDIR)/man1/authctl.1 $(MANDIR)/man5/authd.conf.5 $(MANDIR)/man7/authd-protocol.7 $(MANDIR)/man8/authd.8 \
 	$(BASHCOMPDIR)/authctl $(ZSHCOMPDIR)/_authctl $(FISHCOMPDIR)/authctl.fish \
 	$(APPLICATIONSDIR)/authctl-open-url.desktop \
-	$(LIBDIR)/libauthd-client.so.0 $(LIBDIR)/libauthd-client.so $(INCLUDEDIR)/authd-client.h $(PKGCONFIGDIR)/authd-client.pc
+	$(LIBDIR)/libauthd-client.so.0 $(LIBDIR)/libauthd-client.so $(INCLUDEDIR)/authd-client.h $(PKGCONFIGDIR)/authd-client.pc \
+	$(PYTHONDIR)/authd_client.py
 
 .PHONY: all build install uninstall deb deb-lint deb-path version
 
@@ -88,7 +98,7 @@ install: build
 	rmdir $(DESTDIR)$(PREFIX)/libexec/authd 2>/dev/null || true
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
 		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
-		$(DESTDIR)$(APPLICATIONSDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+		$(DESTDIR)$(APPLICATIONSDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(PYTHONDIR)
 	# Stripped: symbols and DWARF are most of a release binary's size (authd 114 → 34 MB),
 	# and nothing at run time reads them (a crash prints the message; a core names the build id).
 	# authctl is a small front that runs the authd beside it (as the whole authctl) for every
@@ -112,10 +122,13 @@ install: build
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@RPATH@|$(C_CLIENT_RPATH)|' \
 		clients/c/authd-client.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/authd-client.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/authd-client.pc
+	install -m 644 clients/python/authd_client.py $(DESTDIR)$(PYTHONDIR)/
 	@echo "Installed. Start it with: systemctl --user daemon-reload && systemctl --user enable --now authd.socket"
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	# What Python compiled on import, beside the module.
+	rm -f $(DESTDIR)$(PYTHONDIR)/__pycache__/authd_client.*.pyc
 	# What installs before authctl-full became part of authd put in libexec.
 	rm -f $(DESTDIR)$(PREFIX)/libexec/authd/authctl-full
 	rmdir $(DESTDIR)$(PREFIX)/libexec/authd 2>/dev/null || true
@@ -131,7 +144,7 @@ deb: build
 	rm -rf $(DEB_STAGE)
 	$(MAKE) --no-print-directory -o build install DESTDIR=$(CURDIR)/$(DEB_STAGE)/debian/tmp BUILT=$(BUILT) CONFIGURATION=release \
 		PREFIX=/usr UNITDIR=/usr/lib/systemd/user LIBDIR=/usr/lib/$(DEB_MULTIARCH) \
-		ZSHCOMPDIR=/usr/share/zsh/vendor-completions >/dev/null
+		ZSHCOMPDIR=/usr/share/zsh/vendor-completions PYTHONDIR=/usr/lib/python3/dist-packages >/dev/null
 	packaging/deb/build $(DEB_STAGE) $(DEB_DIR) $(AUTHD_VERSION) $(DEB_REVISION)
 
 # lintian over the packages make deb built: errors and warnings fail; overrides, each with its
