@@ -94,12 +94,13 @@ struct SignInMethodsTests {
         try await offPool {
             let stack = try Stack(name: "otp-expiry")
             defer { stack.tearDown() }
-            try stack.startDevServer(lifetime: 3600, extra: ["--otp-lifetime", "1"])
+            // Codes live a millisecond: this one is past it by the time another process (curl)
+            // has read it from the outbox and a third (authctl) hands it in.
+            try stack.startDevServer(lifetime: 3600, extra: ["--otp-lifetime", "0.001"])
             try stack.startDaemon()
             let email = "late-\(UUID().uuidString.prefix(6).lowercased())@example.com"
             #expect(try stack.authctl(["login", "--otp", "--email", email, "--create-user", "--send-only"]).status == 0)
             let code = try stack.outboxCode(to: email, type: "signup")
-            Thread.sleep(forTimeInterval: 1.6)
             let late = try stack.authctl(["verify", "--email", email], input: code + "\n")
             #expect(late.status == 5)
             #expect(late.stderr.contains("has expired"))
@@ -152,11 +153,10 @@ struct SignInMethodsTests {
             #expect(signedIn.status == 0, "\(signedIn.stderr)")
             #expect(signedIn.stdout.contains(#""state":"signed_in""#))
 
-            // The refresh grant needs no CAPTCHA: a token that must outlive the current one (a
-            // second old by now) is refreshed.
+            // The refresh grant needs no CAPTCHA: a token that must last the whole lifetime (which
+            // no token does once it is any time old) is refreshed.
             let grants = try stack.refreshGrants()
-            Thread.sleep(forTimeInterval: 1.2)
-            let fresh = try stack.authctl(["token", "--min-valid", "3599"])
+            let fresh = try stack.authctl(["token", "--min-valid", "3600"])
             #expect(fresh.status == 0, "\(fresh.stderr)")
             #expect(try stack.refreshGrants() == grants + 1)
 
@@ -209,13 +209,19 @@ struct SignInMethodsTests {
             // fetches as soon as a token names it.
             let rotated = try JSONSerialization.jsonObject(with: Data(try stack.devPOST("/auth/v1/admin/dev/rotate-signing-key", "{}").utf8)) as? [String: Any]
             let newKey = try #require(rotated?["kid"] as? String)
-            // Past the least gap between two fetches of the key set (and a second old, for the refresh).
-            Thread.sleep(forTimeInterval: 2.2)
-            #expect(try stack.authctl(["token", "--min-valid", "3599"]).status == 0)
-            let second = try stack.authctl(["claims", "--json"])
-            let after = try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any]
-            #expect(second.status == 0 && after?["verified"] as? Bool == true && after?["key_id"] as? String == newKey && newKey != firstKey,
-                    "\(second.stdout)")
+            // A token that must last the whole lifetime is a new one, signed with the new key.
+            #expect(try stack.authctl(["token", "--min-valid", "3600"]).status == 0)
+            // authd fetches the key set again once at least 2 s (KeySetCache.minimumGap) have
+            // passed since the last fetch; until then `claims` says the key is not published,
+            // without fetching. Asked until it verifies (the bound only ends a failing test).
+            var second = Completed(status: -1, stdout: "", stderr: "")
+            var after: [String: Any]?
+            let verified = try waitUntil(timeout: 60) {
+                second = try stack.authctl(["claims", "--json"])
+                after = try? JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [String: Any]
+                return second.status == 0 && after?["verified"] as? Bool == true
+            }
+            #expect(verified && after?["key_id"] as? String == newKey && newKey != firstKey, "\(second.stdout)")
             try stack.expectNoSecretPrinted(["claims-password"], besides: [])
         }
     }
