@@ -79,8 +79,11 @@ struct KeyringRestartTests {
                 for _ in $(seq 1 400); do [ "$(field state)" = signed_in ] && break; sleep 0.1; done
                 echo "once-back=$(field state) keyring=$(field keyring)"
                 echo "token-exit=$("$authctl" token >/dev/null 2>&1; echo $?)"
-                sleep 0.5
-                kill $watcher $daemon; wait $daemon || true
+                # The session's INITIAL_SESSION reaches the watcher; then the daemon ends, and the
+                # watcher with it once it has read everything the daemon sent before closing.
+                for _ in $(seq 1 300); do [ "$(grep -c INITIAL_SESSION "$work/late-watch.out")" -ge 2 ] && break; sleep 0.1; done
+                kill $daemon; wait $daemon || true
+                wait $watcher || true
                 """#
             let result = try stack.runOnOwnKeyring(script, arguments: [Binaries.path("authd"), Binaries.path("authctl"), stack.serverURL, stack.directory.path],
                                                    activation: false, timeout: 120)
