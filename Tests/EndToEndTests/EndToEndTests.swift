@@ -61,8 +61,12 @@ struct EndToEndTests {
             #expect(restored.status == 0, "\(restored.stderr)")
             #expect(claims(of: restored.stdout.trimmingCharacters(in: .newlines))["email"] as? String == email)
 
-            // Past the first token's lifetime, a token request still gets a valid token (a new one).
-            Thread.sleep(forTimeInterval: TimeInterval(lifetime) + 1)
+            // Past the first token's lifetime, a token request still gets a valid token (a new one):
+            // the daemon refreshed on its own meanwhile, and the first token's `exp` has passed
+            // (the bounds only end a failing test).
+            #expect(watcherAfterRestart.waitForOutput(timeout: 120) { $0.contains("TOKEN_REFRESHED") }, "\(watcherAfterRestart.stdout)")
+            let firstExpiry = claims(of: firstToken)["exp"] as? Double ?? 0
+            #expect(waitUntil(timeout: TimeInterval(lifetime) + 60) { Date().timeIntervalSince1970 > firstExpiry })
             let later = try stack.authctl(["token"])
             #expect(later.status == 0, "\(later.stderr)")
             let laterToken = later.stdout.trimmingCharacters(in: .newlines)
@@ -116,14 +120,22 @@ struct EndToEndTests {
         try await Stack.running("suspend", lifetime: 20) { stack in
             let daemon = try stack.startSignedIn(email: "suspend@example.com", password: "suspend-password", daemonArguments: ["--refresh-lead", "1"])
             let before = try stack.refreshGrants()
-            // Freeze the daemon past the token's expiry, as a laptop asleep would be.
+            // Freeze the daemon past the token's expiry, as a laptop asleep would be. The token it
+            // holds expires before `expires_at` + 1 (whole seconds, rounded down); a refresh that
+            // slipped in before the freeze is the one refresh the clients share (the bounds only
+            // end a failing test).
+            let expiresAt = try #require(try stack.statusJSON()["expires_at"] as? Int)
             daemon.signal(SIGSTOP)
-            Thread.sleep(forTimeInterval: 21)
+            #expect(waitUntil(timeout: 120) { Date().timeIntervalSince1970 >= Double(expiresAt + 1) })
             // Twenty clients connect and send their requests to the frozen daemon; the kernel queues them.
             let clients = try (0..<20).map {
                 try Spawned(Binaries.path("authctl"), ["token", "--min-valid", "2"], environment: stack.environment, in: stack.directory, name: "token-\($0)")
             }
-            Thread.sleep(forTimeInterval: 0.5)
+            // Each has made its socket, which it connects at once (the kernel queues the
+            // connection, or, once the listener's queue is full, `connect` waits for the frozen
+            // daemon). The bound only ends a failing test.
+            #expect(waitUntil(timeout: 60) { clients.allSatisfy { holdsASocket($0.process.processIdentifier) } },
+                    "not every client made its socket")
             daemon.signal(SIGCONT)
             let deadline = Date().addingTimeInterval(30)
             for client in clients {
@@ -143,7 +155,16 @@ struct EndToEndTests {
             try stack.startSignedIn(email: "offline@example.com", password: "offline-password")
 
             stack.stopDevServer()
-            Thread.sleep(forTimeInterval: 5) // the token has expired; refreshes fail
+            // A scheduled refresh fails (one at a time: no token can come after that), and then the
+            // token it holds expires, before `expires_at` + 1 (whole seconds, rounded down).
+            // The bounds only end a failing test.
+            var seen: [String: Any] = [:]
+            #expect(try waitUntil(timeout: 60) {
+                seen = try stack.statusJSON()
+                return (seen["degraded"] as? [String: Any])?["reason"] as? String == "offline"
+            }, "\(seen)")
+            let expiresAt = try #require(seen["expires_at"] as? Int)
+            #expect(waitUntil(timeout: 60) { Date().timeIntervalSince1970 >= Double(expiresAt + 1) })
             let token = try stack.authctl(["token"])
             #expect(token.status == 6)
             #expect(token.stderr.contains("cannot reach \(stack.serverURL)/auth/v1"))

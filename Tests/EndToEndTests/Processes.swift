@@ -138,3 +138,11 @@ func nobodysHome(_ name: String) throws -> (root: URL, home: String) {
 func recordedPID(in file: String) -> Int32? {
     (try? String(contentsOfFile: file, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
 }
+
+/// Whether the process holds a socket (one of its descriptors is one), by `/proc/PID/fd`.
+func holdsASocket(_ pid: pid_t) -> Bool {
+    let descriptors = "/proc/\(pid)/fd"
+    return ((try? FileManager.default.contentsOfDirectory(atPath: descriptors)) ?? []).contains { fd in
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(descriptors)/\(fd)"))?.hasPrefix("socket:[") == true
+    }
+}
