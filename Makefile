@@ -28,8 +28,10 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # /usr/lib/python3/dist-packages, /usr/local/lib/python3.X/dist-packages and the user's
 # ~/.local/lib/python3.X/site-packages (the X ties those two to one Python version). Under any
 # other prefix (or one this Python does not search) it is $(PREFIX)/lib/python3/dist-packages,
-# which apps find through PYTHONPATH.
-PYTHON ?= python3
+# which apps find through PYTHONPATH. The system's python3, which desktop apps run, decides, not
+# whichever python3 (a venv, pyenv) comes first on PATH: its version and folders may differ, and
+# `make uninstall` must find the same folder again.
+PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 PYTHONDIR ?= $(shell $(PYTHON) -c 'import site, sys; lib = sys.argv[1].rstrip("/") + "/lib/"; \
 	print(next((p for p in sys.path + [site.getusersitepackages()] if p.startswith(lib) and p.endswith("-packages")), lib + "python3/dist-packages"))' \
 	'$(PREFIX)' 2>/dev/null || echo '$(PREFIX)/lib/python3/dist-packages')
@@ -123,6 +125,8 @@ install: build
 		clients/c/authd-client.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/authd-client.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/authd-client.pc
 	install -m 644 clients/python/authd_client.py $(DESTDIR)$(PYTHONDIR)/
+	@$(PYTHON) -c 'import sys; sys.exit(sys.argv[1] not in sys.path)' '$(PYTHONDIR)' 2>/dev/null || \
+		echo "The Python client is in $(PYTHONDIR), which $(PYTHON) does not search: apps find it with PYTHONPATH=$(PYTHONDIR)"
 	@echo "Installed. Start it with: systemctl --user daemon-reload && systemctl --user enable --now authd.socket"
 
 uninstall:
