@@ -83,6 +83,10 @@ struct KeyringRestartTests {
                 # watcher with it once it has read everything the daemon sent before closing.
                 for _ in $(seq 1 300); do [ "$(grep -c INITIAL_SESSION "$work/late-watch.out")" -ge 2 ] && break; sleep 0.1; done
                 kill $daemon; wait $daemon || true
+                # Bounded on its own, so that a watcher that never sees the close fails this step
+                # rather than using up the whole script's time.
+                for _ in $(seq 1 300); do kill -0 $watcher 2>/dev/null || break; sleep 0.1; done
+                kill -0 $watcher 2>/dev/null && echo "watcher-still-running" && kill $watcher
                 wait $watcher || true
                 """#
             let result = try stack.runOnOwnKeyring(script, arguments: [Binaries.path("authd"), Binaries.path("authctl"), stack.serverURL, stack.directory.path],
@@ -92,6 +96,7 @@ struct KeyringRestartTests {
             #expect(result.stdout.contains("at-start=keyring_unavailable"), "\(result.stdout) \(result.stderr) \(log)")
             #expect(result.stdout.contains("once-back=signed_in keyring=ok"), "\(result.stdout) \(log)")
             #expect(result.stdout.contains("token-exit=0"), "\(result.stdout)")
+            #expect(!result.stdout.contains("watcher-still-running"), "the watcher did not end when the daemon closed its stream")
             let names = events.split(separator: "\n").compactMap { line in
                 ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["event"] as? String
             }
