@@ -39,7 +39,13 @@ import Testing
         init(_ wakeup: Wakeup, seconds: Double, name: String) {
             self.name = name
             let thread = Thread { [self] in
-                Thread.current.name = name
+                // The kernel's name for this thread, set by the thread itself. Foundation's
+                // `Thread.current.name` did not always rename the kernel thread: on a loaded
+                // machine the thread kept the name of the pool thread that started it (a stack
+                // dump showed it blocked in its wait as "…root.default-qos"), the lookup below
+                // never found it, and the test polled a pool thread for 30 s.
+                // (Written to /proc: glibc's pthread_setname_np is not visible to Swift here.)
+                try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
                 let startedAt = WakeupTests.monotonicNow()
                 state.withLock { $0.startedAt = startedAt }
                 let answer = wakeup.wait(seconds: seconds)
