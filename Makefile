@@ -31,10 +31,16 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 # which apps find through PYTHONPATH. The system's python3, which desktop apps run, decides, not
 # whichever python3 (a venv, pyenv) comes first on PATH: its version and folders may differ, and
 # `make uninstall` must find the same folder again.
-PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
-PYTHONDIR ?= $(shell $(PYTHON) -c 'import site, sys; lib = sys.argv[1].rstrip("/") + "/lib/"; \
+# Each is worked out once (:=), not at every use as `?=` would, which started python3 about five
+# times per install; a value given on the command line or in the environment still wins.
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+endif
+ifeq ($(origin PYTHONDIR),undefined)
+PYTHONDIR := $(shell $(PYTHON) -c 'import site, sys; lib = sys.argv[1].rstrip("/") + "/lib/"; \
 	print(next((p for p in sys.path + [site.getusersitepackages()] if p.startswith(lib) and p.endswith("-packages")), lib + "python3/dist-packages"))' \
 	'$(PREFIX)' 2>/dev/null || echo '$(PREFIX)/lib/python3/dist-packages')
+endif
 CONFIGURATION ?= release
 
 SWIFT ?= swift
