@@ -27,7 +27,7 @@ enum SecondFactorErrorText {
         case "mfa_verified_factor_exists":
             return .application(.requestRejected, "a verified factor with that phone number exists already")
         case "over_sms_send_rate_limit":
-            return SignInErrorText.codeSentMomentsAgo(message)
+            return SignInErrorText.projectCannotSend(message, channel: "text messages") ?? SignInErrorText.codeSentMomentsAgo(message)
         case "sms_send_failed":
             return .application(.serverError, "the server could not send the text message: try again later")
         case "session_expired" where status == 403:

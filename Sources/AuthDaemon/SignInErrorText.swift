@@ -41,7 +41,7 @@ enum SignInErrorText {
             return .application(.serverError, "no answer from the server to the verification (\(failure.readableDescription)): it may have verified the factor all the same, which authd cannot know, so refreshing waits; verify again now ('authctl mfa verify', a new code) to keep the session")
         case .server(let failure):
             if case .http(429, "over_email_send_rate_limit", let message, _) = failure {
-                return codeSentMomentsAgo(message)
+                return projectCannotSend(message, channel: "emails") ?? codeSentMomentsAgo(message)
             }
             if let common = transportError(failure) { return common }
             guard case .http(_, let code, let message, _) = failure else { return .application(.serverError, failure.readableDescription) }
@@ -164,6 +164,16 @@ enum SignInErrorText {
         return .application(.idTokenRejected, "the ID token was refused: \(message.prefix(200))\(inParentheses(code))")
     }
 
+    /// GoTrue answers `over_email_send_rate_limit` (`over_sms_send_rate_limit`) for two things.
+    /// "For security purposes, you can only request this after N seconds." means that a code went
+    /// to this address moments ago, and that one still works: nil here, and each caller says so in
+    /// its own words. Anything else ("email rate limit exceeded") means that the project may send
+    /// no more `channel` for now, and that nothing was sent: that error.
+    static func projectCannotSend(_ message: String, channel: String) -> RPCErrorObject? {
+        if message.lowercased().contains("only request this after") { return nil }
+        return .application(.rateLimited, "the project cannot send more \(channel) right now, so nothing was sent; try again later, or sign in another way (\(message.prefix(200)))")
+    }
+
     /// The server's refusal to send another code so soon (`over_email_send_rate_limit`,
     /// `over_sms_send_rate_limit`) where the request, not the session, is at fault: the code it
     /// sent moments ago still works.
@@ -187,6 +197,7 @@ enum SignInErrorText {
             return .application(.serverError, "unexpected answer from the server: \(detail)")
         case .http(let status, _, let message, _):
             if status == 429, case .http(_, let code?, _, _) = failure, code == "over_email_send_rate_limit" || code == "over_sms_send_rate_limit" {
+                if let limit = projectCannotSend(message, channel: code == "over_sms_send_rate_limit" ? "text messages" : "emails") { return limit }
                 // GoTrue says how long to wait; the message sent moments ago still works.
                 return .application(.rateLimited, "a message went to that address moments ago: use it, or ask again later (\(message.prefix(200)))")
             }

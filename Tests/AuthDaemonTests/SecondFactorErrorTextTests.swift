@@ -21,6 +21,7 @@ import Testing
             (refusal(422, "mfa_factor_name_conflict", "A factor with the friendly name \"\" for this user already exists"), .requestRejected, "--name"),
             (refusal(422, "too_many_enrolled_mfa_factors", "Maximum number of verified factors reached"), .requestRejected, "authctl mfa unenroll"),
             (refusal(429, "over_sms_send_rate_limit", "For security purposes, you can only request this after 59 seconds."), .requestRejected, "moments ago"),
+            (refusal(429, "over_sms_send_rate_limit", "SMS rate limit exceeded"), .rateLimited, "cannot send more text messages right now, so nothing was sent"),
             (refusal(422, "mfa_phone_enroll_not_enabled", "MFA enroll is disabled for Phone"), .requestRejected, "does not allow it"),
             (refusal(403, "session_expired", "Session is no longer valid"), .notSignedIn, "sign in again"),
         ]

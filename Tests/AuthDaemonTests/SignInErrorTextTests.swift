@@ -32,6 +32,24 @@ import Testing
         #expect(SignInErrorText.error(http(400, "invalid_credentials", "Invalid login credentials"), method: .password).message == "wrong email or password")
     }
 
+    /// GoTrue answers both a code asked for again too soon and a project out of emails with the
+    /// same code: only the first means that a code is on its way.
+    @Test func aSendingLimitSaysWhetherACodeWasSent() {
+        let tooSoon = http(429, "over_email_send_rate_limit", "For security purposes, you can only request this after 42 seconds.")
+        let quota = http(429, "over_email_send_rate_limit", "email rate limit exceeded")
+        for method in [SignInErrorText.Method.code, .signUp, .password] {
+            let soon = SignInErrorText.error(tooSoon, method: method)
+            #expect(soon.message.contains("moments ago") && !soon.message.contains("nothing was sent"), "\(soon.message)")
+            let out = SignInErrorText.error(quota, method: method)
+            #expect(out.data?.reason == "rate_limited" && out.message.contains("cannot send more emails right now, so nothing was sent"), "\(out.message)")
+            #expect(!out.message.contains("moments ago"))
+        }
+        let account = SignInErrorText.error(AccountFailure.server(quota))
+        #expect(account.data?.reason == "rate_limited" && account.message.contains("nothing was sent"), "\(account.message)")
+        let sms = SignInErrorText.error(http(429, "over_sms_send_rate_limit", "SMS rate limit exceeded"), method: .code)
+        #expect(sms.message.contains("cannot send more text messages"), "\(sms.message)")
+    }
+
     /// The message of the golden `error-captcha-required` fixture.
     static let documentedCaptchaMessage: String = {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
