@@ -1,0 +1,21 @@
+import FoundationEssentials
+
+/// What the sign-in page shows at a moment (`SignInPageFlow.view(now:)`): the step, its inline
+/// error, the methods offered. The renderer's own view model is made from it, with what only
+/// the page knows (the project's name, the forms' addresses).
+public struct SignInPageScreen: Sendable, Equatable {
+    /// The form (or the end) to show.
+    public var step: SignInPageStep
+    /// The inline error, if any.
+    public var error: SignInPageError?
+    /// The error in plain words, any wait counted from the time of the view.
+    public var errorMessage: String?
+    /// The sign-in methods the project enables, in the order to list them.
+    public var methods: [SignInPageMethod]
+    /// Whether an operation is still out (another tab's submit): the page says to wait.
+    public var isBusy: Bool
+    /// Whether to say that this project asks for a CAPTCHA, which the page does not support.
+    public var captchaUnsupported: Bool
+    /// When the page stops working.
+    public var expiresAt: Date
+}

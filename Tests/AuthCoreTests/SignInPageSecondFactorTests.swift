@@ -1,0 +1,161 @@
+import AuthCore
+import Foundation
+import Testing
+
+/// The sign-in page's second factor: asked for when the user has one and the session lacks it,
+/// and offered for enrolment when the page was opened for it.
+@Suite struct SignInPageSecondFactorTests {
+    let setup = TOTPSetup(uri: "otpauth://totp/p:ada?secret=JBSWY3DPEHPK3PXP", secret: "JBSWY3DPEHPK3PXP", qrCode: "<svg/>")
+
+    /// A flow signed in with a password as `account`; the operation that follows, if any.
+    func signedIn(_ account: SignInPageAccount, options: SignInPageFlow.Options = .init()) throws -> (SignInPageFlow, SignInPageRequest?) {
+        var flow = Page.flow(options: options)
+        let signIn = try flow.post(.signInWithPassword(email: "ada@example.com", password: "pw"))
+        let next = try flow.report(.signedIn(account), for: signIn)
+        return (flow, next)
+    }
+
+    func challenge(_ id: String) -> FactorChallenge { FactorChallenge(id: id, type: "totp", expiresAt: nil) }
+
+    @Test func theOneFactorIsChallengedAtOnceAndItsCodeRaisesTheSession() throws {
+        var (flow, next) = try signedIn(Page.account(factors: [Page.totp]))
+        let challenge = try #require(next)
+        #expect(challenge.operation == .challengeFactor(id: Page.totp.id))
+        #expect(flow.show(.submitSecondFactorCode("123456")) == .refused(.busy))
+        try flow.report(.challenged(self.challenge("c-1")), for: challenge)
+        #expect(flow.step == .secondFactorCode(Page.totp, enrolling: false))
+
+        let wrong = try flow.post(.submitSecondFactorCode("000000"))
+        #expect(wrong.operation == .verifyFactor(id: Page.totp.id, challengeID: "c-1", code: "000000"))
+        try flow.report(Page.refusal("mfa_verification_failed", status: 422), for: wrong)
+        #expect(flow.error == .wrongSecondFactorCode)
+        #expect(flow.step == .secondFactorCode(Page.totp, enrolling: false))
+
+        let right = try flow.post(.submitSecondFactorCode("123 456"))
+        #expect(right.operation == .verifyFactor(id: Page.totp.id, challengeID: "c-1", code: "123456"))
+        let raised = Page.account(factors: [Page.totp], level: .aal2)
+        try flow.report(.signedIn(raised), for: right)
+        #expect(flow.step == .finished(.signedIn(raised)))
+    }
+
+    /// An expired challenge takes no code: a new one is made at once (for an SMS factor, a new
+    /// code is sent), and the page says the code came too late.
+    @Test func anExpiredChallengeIsReplaced() throws {
+        var (flow, next) = try signedIn(Page.account(factors: [Page.sms]))
+        try flow.report(.challenged(challenge("c-1")), for: try #require(next))
+        let late = try flow.post(.submitSecondFactorCode("123456"), at: 400)
+        let renewed = try #require(try flow.report(Page.refusal("mfa_challenge_expired", status: 422), for: late, at: 401))
+        #expect(flow.error == .secondFactorCodeExpired)
+        #expect(flow.isBusy)
+        #expect(renewed.operation == .challengeFactor(id: Page.sms.id))
+        #expect(flow.show(.submitSecondFactorCode("123456"), at: 401) == .refused(.busy))
+        try flow.report(.challenged(challenge("c-2")), for: renewed, at: 402)
+        #expect(flow.error == .secondFactorCodeExpired, "still shown with the new code's field")
+        #expect(try flow.post(.submitSecondFactorCode("654321"), at: 403).operation == .verifyFactor(id: Page.sms.id, challengeID: "c-2", code: "654321"))
+    }
+
+    @Test func theUserChoosesAmongSeveralFactorsAndAnUnverifiableOneIsLeftOut() throws {
+        var (flow, next) = try signedIn(Page.account(factors: [Page.passkey, Page.totp, Page.sms]))
+        #expect(next == nil)
+        #expect(flow.step == .chooseSecondFactor([Page.totp, Page.sms]))
+        #expect(flow.show(.chooseFactor(id: Page.passkey.id)) == .refused(.notOffered))
+        #expect(flow.show(.submitSecondFactorCode("123456")) == .refused(.notNow))
+        let challenge = try flow.post(.chooseFactor(id: Page.sms.id))
+        #expect(challenge.operation == .challengeFactor(id: Page.sms.id))
+        try flow.report(Page.unreachable, for: challenge)
+        #expect(flow.step == .chooseSecondFactor([Page.totp, Page.sms]), "back to choosing: nothing to verify against")
+        #expect(flow.error == .unreachable)
+
+        // Only a passkey, which the page cannot verify: signed in as the session is.
+        let (passkeyOnly, none) = try signedIn(Page.account(factors: [Page.passkey]))
+        #expect(none == nil)
+        #expect(passkeyOnly.step == .finished(.signedIn(Page.account(factors: [Page.passkey]))))
+    }
+
+    /// A project hook refusing the factor signs the user out everywhere: nothing to go on with.
+    @Test func aRejectedSecondFactorEndsTheFlow() throws {
+        var (flow, next) = try signedIn(Page.account(factors: [Page.totp]))
+        try flow.report(.challenged(challenge("c-1")), for: try #require(next))
+        let verify = try flow.post(.submitSecondFactorCode("123456"))
+        try flow.report(Page.refusal("mfa_verification_rejected", status: 403), for: verify)
+        #expect(flow.step == .finished(.failed(.secondFactorRejected)))
+    }
+
+    @Test func cancellingTheSecondFactorSaysWhoStaysSignedIn() throws {
+        var (flow, next) = try signedIn(Page.account(factors: [Page.totp]))
+        try flow.report(.challenged(challenge("c-1")), for: try #require(next))
+        flow.show(.cancel)
+        #expect(flow.step == .finished(.cancelled(signedInAs: Page.account(factors: [Page.totp]))))
+    }
+
+    /// A recovery code signs in below the user's level: the second factor first, then the new
+    /// password (GoTrue changes a password of a user with factors only from an `aal2` session).
+    @Test func aRecoveryAsksForTheSecondFactorBeforeTheNewPassword() throws {
+        var flow = Page.flow()
+        flow.show(.choose(.forgotPassword))
+        let send = try flow.post(.forgotPassword(email: "ada@example.com"))
+        try flow.report(.accepted, for: send)
+        let verify = try flow.post(.submitCode("123456"))
+        let challenge = try #require(try flow.report(.signedIn(Page.account(factors: [Page.totp])), for: verify))
+        try flow.report(.challenged(self.challenge("c-1")), for: challenge)
+        let second = try flow.post(.submitSecondFactorCode("123456"))
+        let raised = Page.account(factors: [Page.totp], level: .aal2)
+        try flow.report(.signedIn(raised), for: second)
+        #expect(flow.step == .newPassword(raised))
+        let change = try flow.post(.setNewPassword("new password"))
+        try flow.report(.accepted, for: change)
+        #expect(flow.step == .finished(.signedIn(raised)))
+    }
+
+    // MARK: Enrolment
+
+    @Test func aTOTPFactorIsEnrolledShownAndVerified() throws {
+        var (flow, next) = try signedIn(Page.account(), options: .init(offerEnrolment: true))
+        #expect(next == nil)
+        #expect(flow.step == .offerEnrolment)
+        let enrol = try flow.post(.enrol(.totp, phone: nil))
+        #expect(enrol.operation == .enrolFactor(FactorEnrollmentRequest(kind: .totp)))
+        let factor = FactorSummary(id: "44444444-4444-4444-8444-444444444444", type: "totp")
+        let challenge = try #require(try flow.report(.enrolled(FactorEnrollment(id: factor.id, type: "totp", totp: setup)), for: enrol))
+        #expect(challenge.operation == .challengeFactor(id: factor.id))
+        try flow.report(.challenged(self.challenge("c-1")), for: challenge)
+        #expect(flow.step == .enrolTOTP(factor, setup: setup))
+
+        let wrong = try flow.post(.submitSecondFactorCode("000000"))
+        try flow.report(Page.refusal("mfa_verification_failed", status: 422), for: wrong)
+        #expect(flow.step == .enrolTOTP(factor, setup: setup), "the QR code stays until the app has it")
+        let right = try flow.post(.submitSecondFactorCode("123456"))
+        #expect(right.operation == .verifyFactor(id: factor.id, challengeID: "c-1", code: "123456"))
+        let raised = Page.account(factors: [factor], level: .aal2)
+        try flow.report(.signedIn(raised), for: right)
+        #expect(flow.step == .finished(.signedIn(raised)))
+        #expect(!String(reflecting: flow.screen()).contains("JBSWY3DPEHPK3PXP"), "the setup goes with its step")
+    }
+
+    @Test func aPhoneFactorIsEnrolledByItsFirstCode() throws {
+        var (flow, _) = try signedIn(Page.account(), options: .init(offerEnrolment: true))
+        flow.show(.enrol(.phone, phone: "12"))
+        #expect(flow.error == .malformed(.phone))
+        let enrol = try flow.post(.enrol(.phone, phone: "+44 20 7946 0000"))
+        #expect(enrol.operation == .enrolFactor(FactorEnrollmentRequest(kind: .phone, phone: "+442079460000")))
+        let factor = FactorSummary(id: "55555555-5555-4555-8555-555555555555", type: "phone")
+        let challenge = try #require(try flow.report(.enrolled(FactorEnrollment(id: factor.id, type: "phone", phone: "+442079460000")), for: enrol))
+        try flow.report(.challenged(self.challenge("c-9")), for: challenge)
+        #expect(flow.step == .secondFactorCode(factor, enrolling: true))
+    }
+
+    @Test func enrolmentIsOfferedOnlyWhenAskedForAndCanBeSkipped() throws {
+        let (plain, _) = try signedIn(Page.account())
+        #expect(plain.step == .finished(.signedIn(Page.account())))
+        var (flow, _) = try signedIn(Page.account(), options: .init(offerEnrolment: true))
+        flow.show(.skipEnrolment)
+        #expect(flow.step == .finished(.signedIn(Page.account())))
+
+        // A TOTP enrolment answered without its setup cannot be shown.
+        var (broken, _) = try signedIn(Page.account(), options: .init(offerEnrolment: true))
+        let enrol = try broken.post(.enrol(.totp, phone: nil))
+        #expect(try broken.report(.enrolled(FactorEnrollment(id: "x", type: "totp")), for: enrol) == nil)
+        #expect(broken.error == .serverFailed)
+        #expect(broken.step == .offerEnrolment)
+    }
+}
