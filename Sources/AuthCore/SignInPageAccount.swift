@@ -33,6 +33,12 @@ public struct SignInPageAccount: Sendable, Equatable {
         self.init(user: grant.user, level: TokenAssurance(accessToken: grant.accessToken)?.level ?? .aal1)
     }
 
+    /// The account a session holds: its user, at the level its access token states (`aal1`
+    /// when the token does not say). What the driver reports once it has taken a session.
+    public init(session: Session) {
+        self.init(user: session.user, level: TokenAssurance(accessToken: session.accessToken)?.level ?? .aal1)
+    }
+
     /// The account of `user`, signed in at `level`.
     public init(user: UserSummary, level: AssuranceLevel) {
         self.init(email: user.email, phone: user.phone, isAnonymous: user.isAnonymous, verifiedFactors: user.verifiedFactors,

@@ -25,6 +25,7 @@ extension SignInPageError {
     init(_ failure: SignInPageFailure, during kind: SignInPageCallKind, now: Date) {
         switch failure {
         case .sessionEnded: self = .sessionEnded
+        case .interrupted: self = .interrupted
         case .browser(let failure): self = Self.browser(failure)
         case .server(let failure): self = Self.server(failure, during: kind, now: now)
         }

@@ -61,6 +61,8 @@ public enum SignInPageError: Error, Sendable, Equatable, CustomStringConvertible
     case unreachable
     /// The server failed, or answered something unreadable.
     case serverFailed
+    /// authd did not make the call this time (the session was busy); trying again may work.
+    case interrupted
     /// The server refused with words of its own (`message`, its `code`).
     case refused(message: String, code: String?)
     /// The project's check refused the second factor, and the server signed the user out everywhere.
@@ -108,6 +110,7 @@ public enum SignInPageError: Error, Sendable, Equatable, CustomStringConvertible
         case .browserFailed(let detail): return "The browser sign-in failed: \(detail.prefix(300))"
         case .unreachable: return "The sign-in server cannot be reached. Check your connection and try again."
         case .serverFailed: return "The sign-in server failed. Try again in a moment."
+        case .interrupted: return "That did not go through. Try again."
         case .refused(let message, _): return "The server refused: \(message.prefix(300))"
         case .secondFactorRejected: return "The second factor was refused, and you were signed out everywhere. Start again."
         case .sessionEnded: return "You were signed out meanwhile. Start again."
@@ -138,6 +141,7 @@ public enum SignInPageError: Error, Sendable, Equatable, CustomStringConvertible
         case .browserFailed: return "browserFailed"
         case .unreachable: return "unreachable"
         case .serverFailed: return "serverFailed"
+        case .interrupted: return "interrupted"
         case .refused(_, let code): return "refused(\(code ?? "-"))"
         case .secondFactorRejected: return "secondFactorRejected"
         case .sessionEnded: return "sessionEnded"

@@ -103,4 +103,7 @@ public enum SignInPageFailure: Error, Sendable, Equatable {
     /// The session the page signed in was signed out or replaced meanwhile (another sign-in,
     /// a sign-out, the server ending it), so there is nothing left to go on with.
     case sessionEnded
+    /// The call was not made, for a reason of authd's own that passes (the session was busy
+    /// refreshing): trying again may work.
+    case interrupted
 }

@@ -303,3 +303,79 @@ import Testing
         #expect(anonymous.name == nil)
     }
 }
+
+/// The transitions the walks above do not pass through: failures of the browser and enrolment
+/// calls, and the page with buttons only.
+@Suite struct SignInPageFlowEdgeTests {
+    @Test func aBrowserSignInThatCannotStartKeepsTheForm() throws {
+        var flow = Page.flow()
+        let start = try flow.post(.continueWithProvider("github"))
+        try flow.report(Page.unreachable, for: start)
+        #expect(flow.step == .password(email: ""))
+        #expect(flow.error == .unreachable)
+        // Choosing another form clears the error.
+        flow.show(.choose(.emailCode))
+        #expect(flow.error == nil)
+    }
+
+    @Test func aFailedSingleSignOnGoesBackToItsForm() throws {
+        var flow = Page.flow()
+        flow.show(.choose(.singleSignOn))
+        let start = try flow.post(.continueWithSingleSignOn(domain: "example.com"))
+        try flow.report(.browserURL(URL(string: "https://idp.example.com/saml")!), for: start)
+        let complete = try SignInPageFlow.request(flow.browserReturned(now: Page.at(30)), after: "return")
+        #expect(complete.operation == .completeBrowserSignIn(.singleSignOn(domain: "example.com")))
+        try flow.report(.failed(.browser(.provider(error: "server_error", code: "saml_assertion_no_email", description: "No email in the assertion"))),
+                        for: complete, at: 31)
+        #expect(flow.step == .singleSignOn(domain: "example.com"))
+        #expect(flow.screen(at: 31).errorMessage == "The browser sign-in failed: No email in the assertion")
+    }
+
+    @Test func buttonsOnlyProjectsOfferTheirButtons() throws {
+        var flow = Page.flow(ProjectSettings(anonymousSignInsEnabled: true, oauthProviders: ["github"]))
+        #expect(flow.screen().methods == [.anonymous, .provider("github")])
+        #expect(flow.show(.choose(.password)) == .refused(.notOffered))
+        #expect(try flow.post(.continueWithProvider("github")).operation == .startBrowserSignIn(.provider("github")))
+    }
+
+    @Test func aCaptchaOnThePasswordSignInIsSaidToBeUnsupported() throws {
+        var flow = Page.flow()
+        #expect(!flow.screen().captchaUnsupported)
+        let signIn = try flow.post(.signInWithPassword(email: "ada@example.com", password: "pw"))
+        try flow.report(Page.refusal("captcha_failed", message: "captcha protection: request disallowed (no captcha_token found)"), for: signIn)
+        #expect(flow.screen().captchaUnsupported)
+        flow.show(.choose(.emailCode))
+        #expect(flow.screen().captchaUnsupported, "said for the rest of the visit")
+    }
+
+    @Test func enrolmentFailuresGoBackToTheOffer() throws {
+        var flow = Page.flow(options: .init(offerEnrolment: true))
+        try flow.report(.signedIn(Page.account()), for: try flow.post(.signInWithPassword(email: "ada@example.com", password: "pw")))
+        let enrol = try flow.post(.enrol(.totp, phone: nil))
+        try flow.report(Page.refusal("mfa_totp_enroll_not_enabled", status: 422, message: "MFA enroll is disabled for TOTP"), for: enrol)
+        #expect(flow.step == .offerEnrolment)
+        #expect(flow.error == .refused(message: "MFA enroll is disabled for TOTP", code: "mfa_totp_enroll_not_enabled"))
+        let again = try flow.post(.enrol(.phone, phone: "+15551234567"))
+        let factor = FactorSummary(id: "66666666-6666-4666-8666-666666666666", type: "phone")
+        let challenge = try #require(try flow.report(.enrolled(FactorEnrollment(id: factor.id, type: "phone")), for: again))
+        try flow.report(Page.refusal("over_sms_send_rate_limit", status: 429, retryAfter: 40), for: challenge)
+        #expect(flow.step == .offerEnrolment)
+        #expect(flow.error == .codeSentRecently(retryAt: Page.at(42)))
+    }
+
+    @Test func aFailureOfTheDriversOwnReadsAsTryAgain() throws {
+        var flow = Page.flow()
+        let signIn = try flow.post(.signInWithPassword(email: "ada@example.com", password: "pw"))
+        try flow.report(.failed(.interrupted), for: signIn)
+        #expect(flow.screen().errorMessage == "That did not go through. Try again.")
+        #expect(flow.step == .password(email: "ada@example.com"))
+    }
+
+    @Test func anAccountIsReadFromASession() {
+        let session = Session(accessToken: "not-a-jwt", refreshToken: "r", expiresAt: Page.at(3600), receivedAt: Page.t0,
+                              user: UserSummary(id: "u", email: "ada@example.com", verifiedFactors: [Page.totp]))
+        let account = SignInPageAccount(session: session)
+        #expect(account == Page.account(factors: [Page.totp], level: .aal1))
+        #expect(account.needsSecondFactor)
+    }
+}
