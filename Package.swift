@@ -128,6 +128,9 @@ let package = Package(
             "AuthCore", "CAuthdSystem", "CSystemd",
             external("Logging", "swift-log"),
         ]),
+        // authd's own sign-in page: a pure function from a view model to an HTML document with its
+        // stylesheet inside (no script, no resource to load). No dependency, not even Foundation.
+        .target(name: "SignInPage"),
         // The library desktop apps link.
         .target(name: "AuthdClient", dependencies: ["AuthProtocol", "BlockingCalls", "FoundationGaps"]),
         .executableTarget(name: "authd", dependencies: [
@@ -189,6 +192,8 @@ let package = Package(
             external("NIOCore", "swift-nio"), external("NIOPosix", "swift-nio"),
             external("NIOHTTP1", "swift-nio"), external("NIOSSL", "swift-nio-ssl"),
         ]),
+        // The page's structure, escaping, and the stylesheet's hash in its CSP (SHA-256 from Crypto).
+        .testTarget(name: "SignInPageTests", dependencies: ["SignInPage", external("Crypto", "swift-crypto")]),
         .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient", "BlockingCalls"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [

@@ -1,0 +1,131 @@
+/// Renders a sign-in page: a pure function from a `SignInPageView` to a complete HTML document.
+///
+/// The document needs nothing from outside itself: its stylesheet is inside it (its hash is in
+/// `contentSecurityPolicy`), it has no script and loads no resource but a `data:` QR image. It
+/// works with the server sending `contentSecurityPolicy`, which it must.
+public struct SignInPageRenderer {
+    /// The page's HTML document, every value in it escaped.
+    public static func render(_ view: SignInPageView) -> String {
+        // A first pass learns which fields the page has, so that the error can be placed under
+        // the field it concerns (or head the form when the page has no such field) and every
+        // field it concerns can point to it before the error itself is written.
+        var survey = SignInPageRenderer(view: view, errorField: nil, focus: nil)
+        survey.writeCard()
+        let errorField = view.error?.field.flatMap { survey.fieldsWritten.contains($0) ? $0 : nil }
+        // The focus goes where the user types next: the field the error concerns, else the first
+        // empty one (the password after a wrong one, the email pre-filled), else the first.
+        let focus = errorField ?? survey.fieldsWritten.first { !survey.fieldsPrefilled.contains($0) }
+            ?? survey.fieldsWritten.first
+        var renderer = SignInPageRenderer(view: view, errorField: errorField, focus: focus)
+        renderer.writeDocument()
+        return renderer.html.output
+    }
+
+    let view: SignInPageView
+    /// The field the error is written under; nil: the error heads the form.
+    let errorField: SignInPageView.Field?
+    /// The field that takes `autofocus`.
+    let focus: SignInPageView.Field?
+    var html = HTMLWriter()
+    /// The visible fields written so far, and those of them written with a value.
+    var fieldsWritten: [SignInPageView.Field] = []
+    var fieldsPrefilled: Set<SignInPageView.Field> = []
+
+    private init(view: SignInPageView, errorField: SignInPageView.Field?, focus: SignInPageView.Field?) {
+        self.view = view
+        self.errorField = errorField
+        self.focus = focus
+    }
+
+    private mutating func writeDocument() {
+        html.raw("<!DOCTYPE html>\n")
+        html.open("html", [("lang", view.language)])
+        html.raw("\n<head>\n<meta charset=\"utf-8\">\n")
+        html.raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+        // The page's addresses (and a provider's, on the way out) are nobody else's business.
+        html.raw("<meta name=\"referrer\" content=\"no-referrer\">\n")
+        html.raw("<meta name=\"color-scheme\" content=\"light dark\">\n")
+        if case .leaving(let destination, _) = view.step, let url = Self.followable(destination) {
+            html.open("meta", [("http-equiv", "refresh"), ("content", "0; url=" + url)])
+            html.raw("\n")
+        }
+        html.element("title", text: title + " – " + view.project.name)
+        html.raw("\n<style>" + SignInPageStyle.stylesheet + "</style>\n</head>\n<body>\n<main>\n")
+        writeHeader()
+        writeCard()
+        html.raw("\n<footer>")
+        html.text("authd signs you in on this computer and keeps the session in your keyring.")
+        html.raw("</footer>\n</main>\n</body>\n</html>\n")
+    }
+
+    /// The project, named above the card: its initial, its name, and the host the answers go to.
+    private mutating func writeHeader() {
+        html.raw("<header>\n")
+        if let initial = view.project.name.first {
+            html.element("div", [("class", "mark"), ("aria-hidden", "true")], text: String(initial).uppercased())
+        }
+        html.element("p", [("class", "project")], text: view.project.name)
+        html.element("p", [("class", "host")], text: view.project.host)
+        html.raw("\n</header>\n")
+    }
+
+    private mutating func writeCard() {
+        html.raw("<div class=\"card\">\n")
+        writeStep()
+        html.raw("</div>")
+    }
+
+    /// The error, in a live region, where `errorField` says: here when called for the form's
+    /// head and no field takes it.
+    mutating func writeErrorIfUnplaced() {
+        if errorField == nil { writeError() }
+    }
+
+    mutating func writeError() {
+        guard let error = view.error else { return }
+        html.element("p", [("id", Self.errorID), ("class", "error"), ("role", "alert")], text: error.message)
+        html.raw("\n")
+    }
+
+    static let errorID = "error"
+
+    /// The `<title>`'s first part: what the page is for.
+    var title: String {
+        switch view.step {
+        case .choose: return "Sign in"
+        case .signUp: return "Create an account"
+        case .checkInbox: return "Check your inbox"
+        case .requestCode, .enterCode: return "Sign in with a code"
+        case .ssoDomain: return "Sign in with SSO"
+        case .forgotPassword, .resetPassword: return "Reset your password"
+        case .secondFactor: return "Two-step verification"
+        case .enrollTOTP: return "Set up your authenticator app"
+        case .leaving(_, let name): return "Continuing to " + name
+        case .signedIn: return "Signed in"
+        case .ended(.failed): return "Sign-in failed"
+        case .ended(.expired): return "Sign-in expired"
+        case .ended(.cancelled): return "Sign-in cancelled"
+        }
+    }
+
+    /// `destination` if the page may send the browser there: `https:`, or `http:` to this
+    /// computer, and nothing that could end the attribute or the refresh's URL early.
+    static func followable(_ destination: String) -> String? {
+        let lowered = destination.lowercased()
+        let loopback = ["http://127.0.0.1:", "http://127.0.0.1/", "http://localhost:", "http://localhost/", "http://[::1]:", "http://[::1]/"]
+        guard lowered.hasPrefix("https://") || loopback.contains(where: lowered.hasPrefix) else { return nil }
+        let forbidden: Set<Unicode.Scalar> = ["\"", "'", "<", ">", "\\", "`", " "]
+        guard destination.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && !forbidden.contains($0) }) else {
+            return nil
+        }
+        return destination
+    }
+
+    /// `image` if it is a `data:image/svg+xml` URI, the QR image GoTrue returns, with `#`
+    /// percent-encoded: in a URL it would start a fragment and cut the image short.
+    static func qrImageSource(_ image: String) -> String? {
+        let lowered = image.lowercased()
+        guard lowered.hasPrefix("data:image/svg+xml;") || lowered.hasPrefix("data:image/svg+xml,") else { return nil }
+        return image.replacing("#", with: "%23")
+    }
+}
