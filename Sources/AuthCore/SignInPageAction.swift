@@ -26,7 +26,8 @@ public enum SignInPageAction: Sendable, Equatable, CustomStringConvertible, Cust
     case continueWithSingleSignOn(domain: String)
     /// Sign in as a new anonymous user.
     case signInAnonymously
-    /// Use the second factor with this id.
+    /// Use the second factor with this id: from the list, or from a factor's code field (to
+    /// use another one, or to have an SMS factor's code sent again).
     case chooseFactor(id: String)
     /// The code of the second factor.
     case submitSecondFactorCode(String)

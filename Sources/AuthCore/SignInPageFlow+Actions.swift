@@ -75,7 +75,14 @@ extension SignInPageFlow {
             guard offered.contains(.anonymous) else { return .refused(.notOffered) }
             return waiting(for: .signUp, now: now) ?? userCall(.signIn(.anonymous(metadata: nil)), for: .anonymous)
         case .chooseFactor(let id):
-            guard case .chooseSecondFactor(let factors) = step else { return .refused(.notNow) }
+            // From the list, or from a factor's code field ("use another", or "send the code
+            // again" for an SMS factor: a new challenge).
+            let factors: [FactorSummary]
+            switch step {
+            case .chooseSecondFactor(let listed): factors = listed
+            case .secondFactorCode(_, enrolling: false): factors = account?.verifiableFactors ?? []
+            default: return .refused(.notNow)
+            }
             guard let factor = factors.first(where: { $0.id == id }) else { return .refused(.notOffered) }
             return waiting(for: .secondFactor, now: now) ?? userCall(.challengeFactor(id: factor.id), for: .challenge(factor, enrolling: false, setup: nil))
         case .submitSecondFactorCode(let code):

@@ -148,7 +148,7 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
         flow.expireIfDue(now: now)
         return SignInPageScreen(step: flow.step, error: flow.error, errorMessage: flow.error?.message(now: now),
                               methods: flow.settings.map(SignInPageMethod.offered) ?? [], isBusy: flow.isBusy,
-                              captchaUnsupported: flow.captchaRequired, expiresAt: expiresAt)
+                              captchaUnsupported: flow.captchaRequired, expiresAt: expiresAt, settings: settings)
     }
 
     /// The step, the error and whether an operation is out; never a secret.

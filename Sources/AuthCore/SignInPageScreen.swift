@@ -18,4 +18,7 @@ public struct SignInPageScreen: Sendable, Equatable {
     public var captchaUnsupported: Bool
     /// When the page stops working.
     public var expiresAt: Date
+    /// The project's settings once read, for what the forms may say besides (whether a new
+    /// account's address is confirmed by email first: `emailAutoconfirm`).
+    public var settings: ProjectSettings?
 }

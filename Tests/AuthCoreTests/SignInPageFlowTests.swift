@@ -19,6 +19,7 @@ import Testing
         #expect(screen.step == .password(email: "ada@example.com"))
         #expect(screen.methods == [.password, .emailCode, .phoneCode, .singleSignOn, .signUp, .forgotPassword, .anonymous,
                                    .provider("github"), .provider("google")])
+        #expect(screen.settings == Page.everything)
         #expect(flow.start(now: Page.at(3)) == .refused(.notNow))
         #expect(flow.complete(read.ticket, with: .settings(Page.everything), now: Page.at(3)) == .refused(.staleOutcome))
     }

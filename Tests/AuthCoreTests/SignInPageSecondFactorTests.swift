@@ -66,6 +66,17 @@ import Testing
         #expect(flow.step == .chooseSecondFactor([Page.totp, Page.sms]), "back to choosing: nothing to verify against")
         #expect(flow.error == .unreachable)
 
+        // From a factor's code field, another factor can be chosen, or the same one challenged
+        // again (an SMS factor's code sent again).
+        let totp = try flow.post(.chooseFactor(id: Page.totp.id))
+        try flow.report(.challenged(self.challenge("c-2")), for: totp)
+        #expect(flow.step == .secondFactorCode(Page.totp, enrolling: false))
+        #expect(flow.show(.chooseFactor(id: Page.passkey.id)) == .refused(.notOffered))
+        let sms = try flow.post(.chooseFactor(id: Page.sms.id))
+        try flow.report(.challenged(self.challenge("c-3")), for: sms)
+        #expect(flow.step == .secondFactorCode(Page.sms, enrolling: false))
+        #expect(try flow.post(.submitSecondFactorCode("123456")).operation == .verifyFactor(id: Page.sms.id, challengeID: "c-3", code: "123456"))
+
         // Only a passkey, which the page cannot verify: signed in as the session is.
         let (passkeyOnly, none) = try signedIn(Page.account(factors: [Page.passkey]))
         #expect(none == nil)
