@@ -72,7 +72,10 @@ extension SignInPageError {
         case "mfa_verification_failed": return .wrongSecondFactorCode
         case "mfa_challenge_expired": return .secondFactorCodeExpired
         case "mfa_verification_rejected": return .secondFactorRejected
-        case "session_not_found", "user_not_found", "refresh_token_not_found": return .sessionEnded
+        // On the page's own session (a factor, a new password), the session is gone.
+        case _ where ["session_not_found", "user_not_found", "refresh_token_not_found"].contains(code ?? "")
+            && (kind == .secondFactor || kind == .other):
+            return .sessionEnded
         default: return .refused(message: message, code: code)
         }
     }

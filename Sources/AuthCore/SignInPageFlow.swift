@@ -179,9 +179,10 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
         return .next(request)
     }
 
-    /// Ends the flow; nothing secret stays.
+    /// Ends the flow; nothing secret stays, and the error shown is the failure's, if any.
     mutating func finish(_ end: SignInPageEnd) {
         step = .finished(end)
+        if case .failed(let problem) = end { error = problem } else { error = nil }
         outstanding = nil
         challenge = nil
         newPasswordDue = false

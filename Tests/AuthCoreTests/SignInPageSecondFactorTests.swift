@@ -92,6 +92,19 @@ import Testing
         #expect(flow.step == .finished(.failed(.secondFactorRejected)))
     }
 
+    /// The page's session was signed out meanwhile (elsewhere, or by the server): nothing to
+    /// verify a factor of.
+    @Test func aSessionEndedMeanwhileEndsTheFlow() throws {
+        let (start, next) = try signedIn(Page.account(factors: [Page.totp]))
+        var flow = start
+        try flow.report(Page.refusal("session_not_found", status: 403), for: try #require(next))
+        #expect(flow.step == .finished(.failed(.sessionEnded)))
+        #expect(flow.screen().errorMessage == "You were signed out meanwhile. Start again.")
+        var replaced = start
+        try replaced.report(.failed(.sessionEnded), for: try #require(next))
+        #expect(replaced.step == .finished(.failed(.sessionEnded)))
+    }
+
     @Test func cancellingTheSecondFactorSaysWhoStaysSignedIn() throws {
         var (flow, next) = try signedIn(Page.account(factors: [Page.totp]))
         try flow.report(.challenged(challenge("c-1")), for: try #require(next))
