@@ -3,9 +3,10 @@ public enum SignInPageStyle {
     /// The header the server must send with every sign-in page (and should send with anything
     /// else it serves): nothing loads but this stylesheet (by its hash) and `data:` images (the
     /// QR code); forms post only to the server itself; no other site may frame the page; no
-    /// `<base>` can move the forms. With `form-action 'self'` a form's answer cannot redirect to
-    /// another origin (browsers check redirects too): the server answers an OAuth provider's or
-    /// SSO's form with the `.leaving` page.
+    /// `<base>` can move the forms. Under `form-action 'self'` Chromium and Safari also stop a
+    /// form's answer that redirects to another origin (w3c/webappsec-csp#8), so the server answers
+    /// an OAuth provider's or SSO's form with the `.leaving` page, which moves on by a
+    /// `<meta http-equiv="refresh">` (not a form submission) and a link.
     ///
     /// `SignInPageStyleTests` checks that the hash is the SHA-256 of `stylesheet`.
     public static let contentSecurityPolicy = "default-src 'none'; style-src '" + stylesheetHash + "'; img-src data:; "
