@@ -3,7 +3,7 @@ import FoundationEssentials
 /// What the sign-in page shows at a moment (`SignInPageFlow.view(now:)`): the step, its inline
 /// error, the methods offered. The renderer's own view model is made from it, with what only
 /// the page knows (the project's name, the forms' addresses).
-public struct SignInPageScreen: Sendable, Equatable {
+public struct SignInPageScreen: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// The form (or the end) to show.
     public var step: SignInPageStep
     /// The inline error, if any.
@@ -21,4 +21,15 @@ public struct SignInPageScreen: Sendable, Equatable {
     /// The project's settings once read, for what the forms may say besides (whether a new
     /// account's address is confirmed by email first: `emailAutoconfirm`).
     public var settings: ProjectSettings?
+
+    /// The step's name, the error's and whether an operation is out: never the TOTP setup an
+    /// enrolment step shows.
+    public var description: String {
+        "SignInPageScreen(step: \(step), error: \(error.map(String.init(describing:)) ?? "none"), busy: \(isBusy))"
+    }
+
+    /// Only what `description` shows, so that `dump` shows no secret either.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["step": step.description, "error": error.map(String.init(describing:)) ?? "none", "busy": isBusy])
+    }
 }

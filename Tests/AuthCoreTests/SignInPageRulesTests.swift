@@ -8,13 +8,24 @@ import Testing
 @Suite struct SignInPageRulesTests {
     /// Every action on a step it does not fit is refused, and the page stays exactly as it was.
     @Test func anActionThatDoesNotFitTheStepChangesNothing() throws {
-        let misfits: [(String, SignInPageFlow, [SignInPageAction])] = [
+        var misfits: [(String, SignInPageFlow, [SignInPageAction])] = [
             ("password", Page.flow(), [.submitCode("1"), .sendCodeAgain, .signUp(email: "a@b.c", password: "p"), .forgotPassword(email: "a@b.c"),
                                      .setNewPassword("p"), .continueWithSingleSignOn(domain: "b.c"), .chooseFactor(id: "x"),
                                      .submitSecondFactorCode("1"), .enrol(.totp, phone: nil), .skipEnrolment, .requestCode(address: "a@b.c"),
                                      .choose(.anonymous), .choose(.provider("github"))]),
             ("new password", try newPasswordFlow(), [.signInWithPassword(email: "a@b.c", password: "p"), .choose(.password),
                                                      .continueWithProvider("github"), .signInAnonymously, .submitCode("1")]),
+        ]
+        let atProvider = try browserFlow()
+        misfits += [
+            ("enter code", try codeFlow(), [.requestCode(address: "a@b.c"), .signInWithPassword(email: "a@b.c", password: "p"),
+                                            .setNewPassword("p"), .submitSecondFactorCode("1"), .skipEnrolment]),
+            ("at provider", atProvider, [.submitCode("1"), .sendCodeAgain, .signInWithPassword(email: "a@b.c", password: "p"),
+                                         .continueWithSingleSignOn(domain: "b.c")]),
+            ("second factor", try secondFactorFlow(), [.choose(.password), .submitCode("1"), .continueWithProvider("github"),
+                                                       .enrol(.totp, phone: nil), .skipEnrolment, .setNewPassword("p")]),
+            ("enrolment offer", try enrolmentFlow(), [.choose(.emailCode), .submitSecondFactorCode("1"), .chooseFactor(id: "x"),
+                                                      .signInAnonymously, .sendCodeAgain]),
         ]
         for (name, flow, actions) in misfits {
             for action in actions {
@@ -23,6 +34,46 @@ import Testing
                 #expect(copy.screen() == flow.screen(), "\(action) on \(name)")
             }
         }
+    }
+
+    func codeFlow() throws -> SignInPageFlow {
+        var flow = Page.flow()
+        flow.show(.choose(.emailCode))
+        try flow.report(.accepted, for: try flow.post(.requestCode(address: "ada@example.com")))
+        return flow
+    }
+
+    func browserFlow() throws -> SignInPageFlow {
+        var flow = Page.flow()
+        try flow.report(.browserURL(URL(string: "https://github.example/")!), for: try flow.post(.continueWithProvider("github")))
+        return flow
+    }
+
+    func secondFactorFlow() throws -> SignInPageFlow {
+        var flow = Page.flow()
+        let signIn = try flow.post(.signInWithPassword(email: "ada@example.com", password: "pw"))
+        let challenge = try #require(try flow.report(.signedIn(Page.account(factors: [Page.totp])), for: signIn))
+        try flow.report(.challenged(FactorChallenge(id: "c", type: "totp", expiresAt: nil)), for: challenge)
+        return flow
+    }
+
+    func enrolmentFlow() throws -> SignInPageFlow {
+        var flow = Page.flow(options: .init(offerEnrolment: true))
+        try flow.report(.signedIn(Page.account()), for: try flow.post(.signInWithPassword(email: "ada@example.com", password: "pw")))
+        return flow
+    }
+
+    /// After the end, every action and the browser's return are refused.
+    @Test func nothingIsTakenAfterTheEnd() throws {
+        var flow = try secondFactorFlow()
+        flow.show(.cancel)
+        let ended = flow.screen()
+        for action: SignInPageAction in [.cancel, .choose(.password), .submitSecondFactorCode("123456"), .skipEnrolment, .signInAnonymously] {
+            #expect(flow.show(action) == .refused(.ended), "\(action)")
+        }
+        #expect(flow.browserReturned(now: Page.at(5)) == .refused(.ended))
+        #expect(flow.complete(1, with: .accepted, now: Page.at(5)) == .refused(.ended))
+        #expect(flow.screen() == ended)
     }
 
     func newPasswordFlow() throws -> SignInPageFlow {
