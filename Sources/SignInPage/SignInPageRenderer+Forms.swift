@@ -74,6 +74,14 @@ extension SignInPageRenderer {
         html.raw("</div>\n")
     }
 
+    /// The account's email in a hidden field, which tells a password manager whose password the
+    /// new one is.
+    mutating func usernameForPasswordManagers(_ email: String) {
+        html.open("input", [("type", "email"), ("name", "username"), ("autocomplete", "username"),
+                            ("value", email), ("hidden", ""), ("readonly", "")])
+        html.raw("\n")
+    }
+
     /// The form's main button.
     mutating func primaryButton(_ label: String) {
         html.element("button", [("type", "submit"), ("class", "primary")], text: label)

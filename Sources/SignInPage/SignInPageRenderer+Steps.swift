@@ -3,6 +3,9 @@ extension SignInPageRenderer {
     mutating func writeStep() {
         let actions = view.actions
         switch view.step {
+        case .waiting(let message):
+            heading("One moment", message)
+            writeErrorIfUnplaced()
         case .choose(let methods, let email):
             writeChoose(methods, email: email)
         case .signUp(let email):
@@ -50,6 +53,25 @@ extension SignInPageRenderer {
             }
             moreActions([("Send a new code", .post(actions.resendCode)),
                          ("Sign in another way", .go(.choose))])
+        case .recoveryCode(let email):
+            heading("Reset your password")
+            lead("We emailed a code to ", email, ".")
+            writeErrorIfUnplaced()
+            form(actions.verifyCode) {
+                $0.field(.code, label: "Code", .code)
+                $0.primaryButton("Continue")
+            }
+            moreActions([("Send a new code", .post(actions.resendCode)), ("Back to sign in", .go(.choose))])
+        case .newPassword(let email):
+            heading("Choose a new password")
+            lead("For ", email, ".")
+            writeErrorIfUnplaced()
+            form(actions.resetPassword) {
+                $0.usernameForPasswordManagers(email)
+                $0.field(.newPassword, label: "New password", .newPassword)
+                $0.primaryButton("Set password")
+            }
+            moreActions([("Cancel", .post(actions.cancel))])
         case .ssoDomain(let domain):
             heading("Sign in with SSO", "Your organisation's sign-in page will open next.")
             writeErrorIfUnplaced()
@@ -72,34 +94,14 @@ extension SignInPageRenderer {
             lead("We emailed a code to ", email, ".")
             writeErrorIfUnplaced()
             form(actions.resetPassword) {
-                // Tells a password manager whose password the new one is.
-                $0.html.open("input", [("type", "email"), ("name", "username"), ("autocomplete", "username"),
-                                       ("value", email), ("hidden", ""), ("readonly", "")])
-                $0.html.raw("\n")
+                $0.usernameForPasswordManagers(email)
                 $0.field(.code, label: "Code", .code)
                 $0.field(.newPassword, label: "New password", .newPassword)
                 $0.primaryButton("Set password and sign in")
             }
             moreActions([("Send a new code", .post(actions.resendCode)), ("Back to sign in", .go(.choose))])
-        case .secondFactor(.totp):
-            heading("Two-step verification", "Enter the code your authenticator app shows for this account.")
-            writeErrorIfUnplaced()
-            form(actions.verifyFactor) {
-                $0.field(.code, label: "Authentication code", .code)
-                $0.primaryButton("Verify")
-            }
-            moreActions([("Cancel sign-in", .post(actions.cancel))])
-        case .secondFactor(.phone(let number)):
-            heading("Two-step verification")
-            lead("We texted a code to ", number, ".")
-            writeErrorIfUnplaced()
-            form(actions.verifyFactor) {
-                $0.field(.code, label: "Code", .code)
-                $0.primaryButton("Verify")
-            }
-            moreActions([("Text me a new code", .post(actions.resendCode)), ("Cancel sign-in", .post(actions.cancel))])
-        case .enrollTOTP(let qrImage, let secret):
-            writeEnrollTOTP(qrImage: qrImage, secret: secret)
+        case .chooseSecondFactor, .secondFactor, .offerEnrolment, .enrollPhone, .enrollTOTP:
+            writeSecondFactorStep()
         case .leaving(let destination, let name):
             writeLeaving(destination, name: name)
         case .signedIn(let who):
@@ -141,7 +143,7 @@ extension SignInPageRenderer {
             }
         }
         let hasFirstForm = methods.password || methods.emailCode
-        if hasFirstForm && (methods.sso || !methods.providers.isEmpty) {
+        if hasFirstForm && (methods.sso || methods.anonymous || !methods.providers.isEmpty) {
             html.raw("<p class=\"or\"><span>or</span></p>\n")
         }
         for provider in methods.providers {
@@ -154,36 +156,18 @@ extension SignInPageRenderer {
                 $0.secondaryButton("Continue with SSO")
             }
         }
-        if !hasFirstForm && !methods.sso && methods.providers.isEmpty && !methods.smsCode && !methods.signUp {
+        if methods.anonymous {
+            form(actions.anonymous, className: "alt") { $0.secondaryButton("Continue without an account") }
+        }
+        if !hasFirstForm && !methods.sso && !methods.anonymous && methods.providers.isEmpty && !methods.smsCode && !methods.signUp {
             html.element("p", [("class", "lead")], text: "This project offers no way to sign in here. Ask its owner.")
         }
         var more: [(label: String, action: Action)] = []
-        if methods.password { more.append(("Forgot password?", .go(.forgotPassword))) }
+        if methods.forgotPassword { more.append(("Forgot password?", .go(.forgotPassword))) }
         if methods.password && methods.emailCode { more.append(("Email me a code instead", .go(.emailCode))) }
         if methods.smsCode { more.append(("Text me a code", .go(.smsCode))) }
         if methods.signUp { more.append(("Create an account", .go(.signUp))) }
         moreActions(more)
-    }
-
-    private mutating func writeEnrollTOTP(qrImage: String, secret: String) {
-        let hasImage = Self.qrImageSource(qrImage) != nil
-        heading("Set up your authenticator app", hasImage
-            ? "Scan this QR code with your authenticator app, or type the key into it. Then enter the code it shows."
-            : "Type this key into your authenticator app. Then enter the code it shows.")
-        if let source = Self.qrImageSource(qrImage) {
-            html.raw("<div class=\"qr\">")
-            html.open("img", [("src", source), ("alt", "QR code for your authenticator app"), ("width", "192"), ("height", "192")])
-            html.raw("</div>\n")
-        }
-        html.raw("<p class=\"secret-label\">Key</p>\n")
-        html.element("p", [("class", "secret")], text: secret)
-        html.raw("\n")
-        writeErrorIfUnplaced()
-        form(view.actions.verifyFactor) {
-            $0.field(.code, label: "Code from the app", .code)
-            $0.primaryButton("Verify and turn on")
-        }
-        moreActions([("Cancel", .post(view.actions.cancel))])
     }
 
     private mutating func writeLeaving(_ destination: String, name: String) {

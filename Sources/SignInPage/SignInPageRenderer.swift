@@ -49,6 +49,9 @@ public struct SignInPageRenderer {
             html.open("meta", [("http-equiv", "refresh"), ("content", "0; url=" + url)])
             html.raw("\n")
         }
+        if case .waiting = view.step {
+            html.raw("<meta http-equiv=\"refresh\" content=\"2\">\n")
+        }
         html.element("title", text: title + " – " + view.project.name)
         html.raw("\n<style>" + SignInPageStyle.stylesheet + "</style>\n</head>\n<body>\n<main>\n")
         writeHeader()
@@ -92,13 +95,15 @@ public struct SignInPageRenderer {
     /// The `<title>`'s first part: what the page is for.
     var title: String {
         switch view.step {
+        case .waiting: return "One moment"
         case .choose: return "Sign in"
         case .signUp: return "Create an account"
         case .checkInbox: return "Check your inbox"
         case .requestCode, .enterCode: return "Sign in with a code"
         case .ssoDomain: return "Sign in with SSO"
-        case .forgotPassword, .resetPassword: return "Reset your password"
-        case .secondFactor: return "Two-step verification"
+        case .forgotPassword, .resetPassword, .recoveryCode, .newPassword: return "Reset your password"
+        case .chooseSecondFactor, .secondFactor(_, enrolling: false): return "Two-step verification"
+        case .secondFactor(_, enrolling: true), .offerEnrolment, .enrollPhone: return "Add a second step"
         case .enrollTOTP: return "Set up your authenticator app"
         case .leaving(_, let name): return "Continuing to " + name
         case .signedIn: return "Signed in"

@@ -11,7 +11,7 @@ extension SignInPageView {
         public var signUp: String
         /// Sends a one-time code (email or phone field).
         public var requestCode: String
-        /// Checks a one-time code: sign-in, sign-up confirmation.
+        /// Checks a one-time code: sign-in, sign-up confirmation, password recovery.
         public var verifyCode: String
         /// Sends the last code or confirmation again.
         public var resendCode: String
@@ -21,10 +21,18 @@ extension SignInPageView {
         public var sso: String
         /// Sends a password recovery code (`email` field).
         public var forgotPassword: String
-        /// Recovery code and new password.
+        /// A new password: with the recovery code (`resetPassword`), or after it (`newPassword`).
         public var resetPassword: String
         /// Checks a second factor's code, or the first code of a factor being enrolled.
         public var verifyFactor: String
+        /// Signs in as a new anonymous user.
+        public var anonymous: String
+        /// Picks a second factor (`factor` field).
+        public var chooseFactor: String
+        /// Adds a second factor (`factor_type` field: `totp` or `phone`; `phone` with its number).
+        public var enroll: String
+        /// Declines adding a second factor.
+        public var skipEnrolment: String
         /// Moves to another page of the flow (`to` field).
         public var go: String
         /// Ends the sign-in.
@@ -42,7 +50,11 @@ extension SignInPageView {
             forgotPassword = base + "/recover"
             resetPassword = base + "/recover/verify"
             verifyFactor = base + "/factor/verify"
-            go = base + "/go"
+            anonymous = base + "/anonymous"
+        chooseFactor = base + "/factor/choose"
+        enroll = base + "/factor/enroll"
+        skipEnrolment = base + "/factor/skip"
+        go = base + "/go"
             cancel = base + "/cancel"
         }
     }
@@ -67,12 +79,16 @@ extension SignInPageView {
         case provider
         /// The hidden destination of a `go` form.
         case to
+        /// The hidden id of a chosen second factor.
+        case factor
+        /// The hidden type of a factor to add: `totp` or `phone`.
+        case factorType = "factor_type"
 
         /// Whether the page may show a value in this field: never for a password or a code.
         var mayBePrefilled: Bool {
             switch self {
             case .email, .phone, .domain: return true
-            case .password, .newPassword, .code, .csrfToken, .provider, .to: return false
+            case .password, .newPassword, .code, .csrfToken, .provider, .to, .factor, .factorType: return false
             }
         }
     }
@@ -91,5 +107,7 @@ extension SignInPageView {
         case sso
         /// Password recovery.
         case forgotPassword = "forgot-password"
+        /// A phone number for a new SMS factor.
+        case enrollPhone = "enroll-phone"
     }
 }

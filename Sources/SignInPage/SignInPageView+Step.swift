@@ -4,6 +4,9 @@ extension SignInPageView {
     /// Pre-filled values are the non-secret ones the user typed before (an email, a phone number, a
     /// domain), so that going back or retrying does not make them type it again.
     public enum Step: Sendable, Equatable {
+        /// Waiting for something (the project's settings, another tab's answer): the page
+        /// reloads itself every two seconds (`<meta http-equiv="refresh">`, no script).
+        case waiting(message: String)
         /// The first page: the ways the project offers to sign in, email and password first.
         case choose(Methods, email: String = "")
         /// A new account: email and a new password.
@@ -20,8 +23,19 @@ extension SignInPageView {
         case forgotPassword(email: String = "")
         /// The recovery code sent to `email`, and the new password.
         case resetPassword(email: String)
-        /// A second factor to verify before the sign-in is complete.
-        case secondFactor(SecondFactor)
+        /// The recovery code sent to `email` alone, when the new password is asked next.
+        case recoveryCode(email: String)
+        /// A new password for the account signed in with a recovery code.
+        case newPassword(email: String)
+        /// Which of the user's second factors to use, one button each.
+        case chooseSecondFactor([Factor])
+        /// A second factor's code, to complete the sign-in, or, while `enrolling`, to turn on a
+        /// factor just added.
+        case secondFactor(SecondFactor, enrolling: Bool = false)
+        /// An offer to add a second factor: an authenticator app, or a phone (`phone`: offered).
+        case offerEnrolment(phone: Bool)
+        /// The phone number a new SMS factor sends its codes to.
+        case enrollPhone(number: String = "")
         /// Turning on an authenticator app: the server's QR image, the secret for typing in by hand,
         /// and a field for the first code. `qrImage` is shown only when it is a
         /// `data:image/svg+xml` URI (what GoTrue returns); anything else is ignored.
@@ -40,8 +54,12 @@ extension SignInPageView {
 
     /// The ways a project offers to sign in, as its settings say.
     public struct Methods: Sendable, Equatable {
-        /// Email and password (and "forgot password").
+        /// Email and password.
         public var password: Bool
+        /// A recovery code by email, then a new password ("Forgot password?").
+        public var forgotPassword: Bool
+        /// A new anonymous user ("Continue without an account").
+        public var anonymous: Bool
         /// Creating an account here.
         public var signUp: Bool
         /// A one-time code by email.
@@ -54,9 +72,11 @@ extension SignInPageView {
         public var providers: [Provider]
 
         /// The given methods; none unless named.
-        public init(password: Bool = false, signUp: Bool = false, emailCode: Bool = false, smsCode: Bool = false,
-                    sso: Bool = false, providers: [Provider] = []) {
+        public init(password: Bool = false, forgotPassword: Bool = false, signUp: Bool = false, emailCode: Bool = false,
+                    smsCode: Bool = false, sso: Bool = false, anonymous: Bool = false, providers: [Provider] = []) {
             self.password = password
+            self.forgotPassword = forgotPassword
+            self.anonymous = anonymous
             self.signUp = signUp
             self.emailCode = emailCode
             self.smsCode = smsCode
@@ -76,6 +96,20 @@ extension SignInPageView {
         public init(id: String, name: String) {
             self.id = id
             self.name = name
+        }
+    }
+
+    /// One of the user's second factors, to choose from.
+    public struct Factor: Sendable, Equatable {
+        /// GoTrue's id of the factor, sent back in the form's `factor` field.
+        public var id: String
+        /// What its button says ("Authenticator app", "Phone ending in 123").
+        public var label: String
+
+        /// The factor `id`, shown as `label`.
+        public init(id: String, label: String) {
+            self.id = id
+            self.label = label
         }
     }
 

@@ -8,7 +8,8 @@ import Testing
 
     /// Every step of `SignInPageSamples`, with every value in it replaced by `text`.
     static func views(_ text: String, url: String) -> [SignInPageView] {
-        let methods = SignInPageView.Methods(password: true, signUp: true, emailCode: true, smsCode: true, sso: true,
+        let methods = SignInPageView.Methods(password: true, forgotPassword: true, signUp: true, emailCode: true, smsCode: true,
+                                             sso: true, anonymous: true,
                                     providers: [SignInPageView.Provider(id: text, name: text), SignInPageView.Provider(id: url, name: url)])
         let steps: [SignInPageView.Step] = [
             .choose(methods, email: text), .signUp(email: text), .checkInbox(email: text),
@@ -17,6 +18,9 @@ import Testing
             .resetPassword(email: text), .secondFactor(.phone(number: text)), .enrollTOTP(qrImage: url, secret: text),
             .enrollTOTP(qrImage: "data:text/html," + text, secret: text), .leaving(to: url, name: text),
             .leaving(to: "https://example.com/\"><script>", name: text), .signedIn(who: text), .ended(.failed),
+            .waiting(message: text), .recoveryCode(email: text), .newPassword(email: text),
+            .chooseSecondFactor([SignInPageView.Factor(id: text, label: text), SignInPageView.Factor(id: url, label: url)]),
+            .secondFactor(.phone(number: text), enrolling: true), .offerEnrolment(phone: true), .enrollPhone(number: text),
         ]
         var actions = SignInPageView.FormActions(base: "/sign-in" + text)
         actions.go = url
@@ -44,7 +48,9 @@ import Testing
                 for attribute in tag.attributes where ["href", "src", "content"].contains(attribute.name) {
                     #expect(!attribute.value.lowercased().contains("javascript:"), "\(tag)")
                 }
-                #expect(tag.name != "img" && tag["http-equiv"] == nil, "a hostile QR image or destination was used: \(tag)")
+                // The only refresh left is the waiting page's, which reloads itself.
+                #expect(tag.name != "img" && (tag["http-equiv"] == nil || tag["content"] == "2"),
+                        "a hostile QR image or destination was used: \(tag)")
             }
         }
     }

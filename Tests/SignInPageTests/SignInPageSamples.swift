@@ -8,7 +8,8 @@ enum SignInPageSamples {
     /// GoTrue's QR image has this shape: an SVG in a data: URI, unencoded, `#` and all.
     static let qrImage = "data:image/svg+xml;utf-8," + QRSample.svg
 
-    static let allMethods = SignInPageView.Methods(password: true, signUp: true, emailCode: true, smsCode: true, sso: true,
+    static let allMethods = SignInPageView.Methods(password: true, forgotPassword: true, signUp: true, emailCode: true,
+                                                   smsCode: true, sso: true, anonymous: true,
                                           providers: [SignInPageView.Provider(id: "github", name: "GitHub"),
                                                       SignInPageView.Provider(id: "google", name: "Google")])
 
@@ -21,7 +22,7 @@ enum SignInPageSamples {
         ("01-choose", view(.choose(allMethods))),
         ("02-choose-wrong-password", view(.choose(allMethods, email: "ada@example.com"),
                                           error: SignInPageView.Problem("That email and password do not match an account. Check them, or reset your password."))),
-        ("03-choose-password-only", view(.choose(SignInPageView.Methods(password: true)))),
+        ("03-choose-password-only", view(.choose(SignInPageView.Methods(password: true, forgotPassword: true)))),
         ("04-choose-code-and-providers", view(.choose(SignInPageView.Methods(emailCode: true, providers: [SignInPageView.Provider(id: "github", name: "GitHub")])))),
         ("05-sign-up", view(.signUp(email: "ada@example.com"),
                             error: SignInPageView.Problem("Use at least 8 characters.", field: .newPassword))),
@@ -43,5 +44,14 @@ enum SignInPageSamples {
         ("20-failed", view(.ended(.failed), error: SignInPageView.Problem("GitHub refused the sign-in: the app is not allowed to see your email."))),
         ("21-expired", view(.ended(.expired))),
         ("22-cancelled", view(.ended(.cancelled))),
+        ("23-waiting", view(.waiting(message: "Reading how Acme Notes lets you sign in…"))),
+        ("24-recovery-code", view(.recoveryCode(email: "ada@example.com"))),
+        ("25-new-password", view(.newPassword(email: "ada@example.com"),
+                                 error: SignInPageView.Problem("Choose a stronger password: add a number or a symbol.", field: .newPassword))),
+        ("26-choose-second-factor", view(.chooseSecondFactor([SignInPageView.Factor(id: "f1", label: "Authenticator app"),
+                                                               SignInPageView.Factor(id: "f2", label: "Phone ending in 123")]))),
+        ("27-enroll-phone-code", view(.secondFactor(.phone(number: "+44 7700 900123"), enrolling: true))),
+        ("28-offer-enrolment", view(.offerEnrolment(phone: true))),
+        ("29-enroll-phone", view(.enrollPhone())),
     ]
 }

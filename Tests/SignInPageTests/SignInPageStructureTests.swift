@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test(arguments: names) func nothingRunsAndNothingLoads(_ name: String) {
-        let (_, html, tags) = Self.page(name)
+        let (view, html, tags) = Self.page(name)
         let allowed: Set = ["html", "head", "meta", "title", "style", "body", "main", "header", "footer", "div", "p",
                             "h1", "form", "input", "label", "button", "strong", "span", "img", "a", "svg", "circle", "path"]
         for tag in tags {
@@ -49,6 +49,13 @@ import Testing
             }
         }
         #expect(!html.lowercased().contains("<script"))
+        // A page moves on by itself only when waiting (it reloads) or leaving (to the provider).
+        let refreshes = tags.filter { $0["http-equiv"] != nil }.map { $0["content"] ?? "" }
+        switch view.step {
+        case .waiting: #expect(refreshes == ["2"])
+        case .leaving(let destination, _): #expect(refreshes == ["0; url=" + destination])
+        default: #expect(refreshes.isEmpty, "\(name)")
+        }
     }
 
     @Test(arguments: names) func everyFormPostsTheCSRFTokenAndEveryButtonIsInAForm(_ name: String) {
