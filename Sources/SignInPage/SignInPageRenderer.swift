@@ -1,8 +1,8 @@
 /// Renders a sign-in page: a pure function from a `SignInPageView` to a complete HTML document.
 ///
-/// The document needs nothing from outside itself: its stylesheet is inside it (its hash is in
-/// `contentSecurityPolicy`), it has no script and loads no resource but a `data:` QR image. It
-/// works with the server sending `contentSecurityPolicy`, which it must.
+/// The document needs nothing from outside itself: its stylesheet is inside it, it has no script
+/// and loads no resource but a `data:` QR image. The server must send it with
+/// `SignInPageStyle.contentSecurityPolicy`, which allows exactly that (the stylesheet by its hash).
 public struct SignInPageRenderer {
     /// The page's HTML document, every value in it escaped.
     public static func render(_ view: SignInPageView) -> String {
