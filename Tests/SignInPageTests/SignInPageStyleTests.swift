@@ -26,6 +26,17 @@ import Testing
         }
     }
 
+    @Test func whatIsSeenIsInTheOrderTheKeyboardGoes() throws {
+        // The tab order is the document's: nothing the stylesheet does may show it in another.
+        let css = SignInPageStyle.stylesheet
+        for property in ["order", "float", "grid-area", "direction"] {
+            #expect(css.firstMatch(of: try Regex("[;{]" + property + ":")) == nil, "\(property)")
+        }
+        for needle in ["-reverse", "position:absolute", "position:fixed"] {
+            #expect(!css.contains(needle), "\(needle)")
+        }
+    }
+
     @Test func sizesAreInRemSoThatTheyFollowTheReadersFontSize() throws {
         // Pixel sizes only for hairlines (borders, the focus ring) and shadows.
         let pixels = SignInPageStyle.stylesheet.matches(of: try Regex(#"[0-9.]+px"#)).map { String(SignInPageStyle.stylesheet[$0.range]) }
