@@ -6,6 +6,8 @@ import FoundationEssentials
 public enum SignInPageAction: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// Show the form of `method` (a method with a form; buttons have actions of their own).
     case choose(SignInPageMethod)
+    /// Back to the first page, which lists every way the project offers ("Sign in another way").
+    case chooseAnother
     /// Sign in with email and password.
     case signInWithPassword(email: String, password: String)
     /// Send a one-time code to this address (email or phone, as the step asks).
@@ -33,6 +35,10 @@ public enum SignInPageAction: Sendable, Equatable, CustomStringConvertible, Cust
     case submitSecondFactorCode(String)
     /// Add a second factor: an authenticator app (`totp`), or a phone (`phone` with `number`).
     case enrol(FactorKind, phone: String?)
+    /// From the offer to add a second factor: ask for the phone number to add.
+    case addPhoneFactor
+    /// From a second factor's code: back to the list of the user's factors, to use another.
+    case chooseAnotherFactor
     /// Go on without adding a second factor.
     case skipEnrolment
     /// Stop here.
@@ -42,6 +48,7 @@ public enum SignInPageAction: Sendable, Equatable, CustomStringConvertible, Cust
     public var description: String {
         switch self {
         case .choose(let method): return "choose(\(method))"
+        case .chooseAnother: return "chooseAnother"
         case .signInWithPassword: return "signInWithPassword"
         case .requestCode: return "requestCode"
         case .submitCode: return "submitCode"
@@ -55,6 +62,8 @@ public enum SignInPageAction: Sendable, Equatable, CustomStringConvertible, Cust
         case .chooseFactor: return "chooseFactor"
         case .submitSecondFactorCode: return "submitSecondFactorCode"
         case .enrol(let kind, _): return "enrol(\(kind.rawValue))"
+        case .addPhoneFactor: return "addPhoneFactor"
+        case .chooseAnotherFactor: return "chooseAnotherFactor"
         case .skipEnrolment: return "skipEnrolment"
         case .cancel: return "cancel"
         }

@@ -39,6 +39,9 @@ public enum SignInPageError: Error, Sendable, Equatable, CustomStringConvertible
     case rateLimited(retryAt: Date?)
     /// A code went to the address moments ago; another can be sent from `retryAt`.
     case codeSentRecently(retryAt: Date?)
+    /// The project may send no more emails (or texts) for now, and none was sent; `retryAt`
+    /// when the server said how long to wait.
+    case cannotSendNow(SignInPageChannel, retryAt: Date?)
     /// The server finds the password too weak; `detail` is its explanation.
     case weakPassword(detail: String)
     /// The new password is the current one.
@@ -49,6 +52,16 @@ public enum SignInPageError: Error, Sendable, Equatable, CustomStringConvertible
     case signUpsDisabled
     /// The project does not allow this way of signing in.
     case methodDisabled
+    /// The project does not allow this kind of second factor.
+    case factorNotAvailable
+    /// The project's email service sends only to its own team's addresses (a hosted project
+    /// without its own SMTP), and this is not one.
+    case addressNotAuthorized
+    /// The account is blocked (banned) for now.
+    case accountBlocked
+    /// The account has as many second factors as the project allows (unverified ones count
+    /// for a day).
+    case tooManyFactors
     /// The project protects this with a CAPTCHA, which this page does not support.
     case captchaRequired
     /// No single sign-on is set up for that domain.
@@ -99,11 +112,20 @@ public enum SignInPageError: Error, Sendable, Equatable, CustomStringConvertible
         case .secondFactorCodeExpired: return "That code came too late. Enter a new one."
         case .rateLimited(let retryAt): return "Too many attempts. \(Self.wait(until: retryAt, now: now))"
         case .codeSentRecently(let retryAt): return "A code was sent moments ago: use that one. \(Self.wait(until: retryAt, now: now, action: "send another"))"
+        case .cannotSendNow(let channel, let retryAt):
+            return "This project cannot send more \(channel == .email ? "emails" : "text messages") right now, so nothing was sent. "
+                + Self.wait(until: retryAt, now: now, action: "try again") + " Or sign in another way."
         case .weakPassword(let detail): return "Choose a stronger password\(detail.isEmpty ? "." : ": \(detail.prefix(200))")"
         case .samePassword: return "The new password must differ from the old one."
         case .accountExists: return "An account with this address exists already. Sign in instead."
         case .signUpsDisabled: return "This project does not take new accounts."
         case .methodDisabled: return "This project does not allow signing in this way."
+        case .factorNotAvailable: return "This project does not allow this kind of second step. Choose another, or go on without one."
+        case .addressNotAuthorized:
+            return "This project can send email only to its own team's addresses for now. Sign in another way, or ask the project's owner."
+        case .accountBlocked: return "This account is blocked for now. Ask the project's owner."
+        case .tooManyFactors:
+            return "This account has as many second steps as the project allows, counting unfinished ones for a day. Remove one ('authctl mfa list', then 'authctl mfa unenroll'), or go on without."
         case .captchaRequired: return "This project protects sign-in with a CAPTCHA, which this page does not support. Sign in with a provider if one is offered, or with 'authctl login --captcha-token-file'."
         case .unknownSingleSignOnDomain: return "No single sign-on is set up for that domain. Check it: it is the part after @ in your work email."
         case .browserCancelled: return "The sign-in was cancelled at the provider."
@@ -130,11 +152,16 @@ public enum SignInPageError: Error, Sendable, Equatable, CustomStringConvertible
         case .secondFactorCodeExpired: return "secondFactorCodeExpired"
         case .rateLimited: return "rateLimited"
         case .codeSentRecently: return "codeSentRecently"
+        case .cannotSendNow(let channel, _): return "cannotSendNow(\(channel.rawValue))"
         case .weakPassword: return "weakPassword"
         case .samePassword: return "samePassword"
         case .accountExists: return "accountExists"
         case .signUpsDisabled: return "signUpsDisabled"
         case .methodDisabled: return "methodDisabled"
+        case .factorNotAvailable: return "factorNotAvailable"
+        case .addressNotAuthorized: return "addressNotAuthorized"
+        case .accountBlocked: return "accountBlocked"
+        case .tooManyFactors: return "tooManyFactors"
         case .captchaRequired: return "captchaRequired"
         case .unknownSingleSignOnDomain: return "unknownSingleSignOnDomain"
         case .browserCancelled: return "browserCancelled"

@@ -18,6 +18,11 @@ extension SignInPageFlow {
             error = nil
             step = form(of: method)
             return .next(nil)
+        case .chooseAnother:
+            guard isChoosing else { return .refused(.notNow) }
+            error = nil
+            step = firstStep
+            return .next(nil)
         case .signInWithPassword(let email, let password):
             guard case .password = step else { return .refused(.notNow) }
             self.email = SignInPageInput.trimmed(email)
@@ -59,7 +64,7 @@ extension SignInPageFlow {
             }
         case .continueWithProvider(let provider):
             guard isChoosing else { return .refused(.notNow) }
-            guard settings?.enablesProvider(provider) == true else { return .refused(.notOffered) }
+            guard offered.contains(.provider(provider)) else { return .refused(.notOffered) }
             return startBrowser(.provider(provider), now: now)
         case .continueWithSingleSignOn(let domain):
             guard case .singleSignOn = step else { return .refused(.notNow) }
@@ -84,7 +89,7 @@ extension SignInPageFlow {
             default: return .refused(.notNow)
             }
             guard let factor = factors.first(where: { $0.id == id }) else { return .refused(.notOffered) }
-            return waiting(for: .secondFactor, now: now) ?? userCall(.challengeFactor(id: factor.id), for: .challenge(factor, enrolling: false, setup: nil))
+            return challengeHeldBack(factor, now: now) ?? userCall(.challengeFactor(id: factor.id), for: .challenge(factor, enrolling: false, setup: nil))
         case .submitSecondFactorCode(let code):
             let factor: FactorSummary, enrolling: Bool, setup: TOTPSetup?
             switch step {
@@ -96,19 +101,44 @@ extension SignInPageFlow {
             return submit(SignInPageInput.code(code), kind: .secondFactor, now: now) { code in
                 (.verifyFactor(id: factor.id, challengeID: challenge.id, code: code), .verifyFactor(factor, enrolling: enrolling, setup: setup))
             }
-        case .enrol(let kind, let number):
+        case .addPhoneFactor:
             guard case .offerEnrolment = step else { return .refused(.notNow) }
-            var request = FactorEnrollmentRequest(kind: kind)
+            error = nil
+            step = .enrolPhone(number: phone)
+            return .next(nil)
+        case .chooseAnotherFactor:
+            guard case .secondFactorCode(_, enrolling: false) = step, let factors = account?.verifiableFactors, factors.count > 1 else {
+                return .refused(.notNow)
+            }
+            // The challenge shown goes: choosing a factor challenges it anew.
+            error = nil
+            challenge = nil
+            step = .chooseSecondFactor(factors)
+            return .next(nil)
+        case .enrol(let kind, let number):
+            switch step {
+            case .offerEnrolment: break
+            case .enrolPhone where kind == .phone: break
+            default: return .refused(.notNow)
+            }
+            var request = FactorEnrollmentRequest(kind: kind, friendlyName: SignInPageFactorName.name(for: kind, at: now))
             if kind == .phone {
                 self.phone = SignInPageInput.trimmed(number ?? "")
                 switch SignInPageInput.phone(number ?? "") {
-                case .failure(let problem): return shown(problem)
+                case .failure(let problem):
+                    // The number's own page, with what was typed, and the problem under it.
+                    step = .enrolPhone(number: self.phone)
+                    return shown(problem)
                 case .success(let phone): request.phone = phone
                 }
             }
             return waiting(for: .secondFactor, now: now) ?? userCall(.enrolFactor(request), for: .enrol(kind))
         case .skipEnrolment:
-            guard case .offerEnrolment = step, let account else { return .refused(.notNow) }
+            guard let account else { return .refused(.notNow) }
+            switch step {
+            case .offerEnrolment, .enrolPhone: break
+            default: return .refused(.notNow)
+            }
             finish(.signedIn(account))
             return .next(nil)
         case .cancel:
@@ -132,7 +162,7 @@ extension SignInPageFlow {
     var isChoosing: Bool {
         switch step {
         case .methods, .password, .requestCode, .enterCode, .signUp, .forgotPassword, .singleSignOn, .atProvider: return true
-        case .loading, .newPassword, .chooseSecondFactor, .secondFactorCode, .offerEnrolment, .enrolTOTP, .finished: return false
+        case .loading, .newPassword, .chooseSecondFactor, .secondFactorCode, .offerEnrolment, .enrolPhone, .enrolTOTP, .finished: return false
         }
     }
 
@@ -193,6 +223,20 @@ extension SignInPageFlow {
             return nil
         }
         return shown(kind == .sendCode ? .codeSentRecently(retryAt: until) : .rateLimited(retryAt: until))
+    }
+
+    /// Nil when `factor` may be challenged at `now`; else its limit shown again: as a code sent
+    /// moments ago where that code's field is on the page, else as the wait.
+    private mutating func challengeHeldBack(_ factor: FactorSummary, now: Date) -> SignInPageTransition? {
+        guard let until = challengeLimits[factor.id] else { return nil }
+        guard now < until else {
+            challengeLimits[factor.id] = nil
+            return nil
+        }
+        if case .secondFactorCode(let current, enrolling: false) = step, current.id == factor.id {
+            return shown(.codeSentRecently(retryAt: until))
+        }
+        return shown(.rateLimited(retryAt: until))
     }
 
     /// Shows `problem` inline; the form stays.

@@ -98,7 +98,8 @@ extension SignInPageFlow {
     private mutating func failed(_ failure: SignInPageFailure, call: Call, now: Date) -> SignInPageTransition {
         let problem = SignInPageError(failure, during: call.kind, now: now)
         switch problem {
-        case .rateLimited(let until?), .codeSentRecently(let until?): rateLimits[call.kind] = until
+        case .rateLimited(let until?), .codeSentRecently(let until?), .cannotSendNow(_, let until?):
+            if case .challenge(let factor, _, _) = call { challengeLimits[factor.id] = until } else { rateLimits[call.kind] = until }
         case .captchaRequired: captchaRequired = true
         case .sessionEnded, .secondFactorRejected:
             finish(.failed(problem))
@@ -117,6 +118,9 @@ extension SignInPageFlow {
         case .sendCode(let channel, let address, let purpose) where sentRecently:
             // The code sent moments ago still works.
             step = .enterCode(channel, address: address, purpose: purpose)
+        case .signUp(let email) where sentRecently:
+            // The account was made moments ago and its confirmation sent: its code confirms it.
+            step = .enterCode(.email, address: email, purpose: .confirmSignUp)
         case .completeBrowser(.provider):
             step = firstStep
         case .completeBrowser(.singleSignOn):
@@ -125,13 +129,25 @@ extension SignInPageFlow {
             // A new challenge (for an SMS factor, a new code): the expired one takes no code.
             challenge = nil
             return handOut(.challengeFactor(id: factor.id), for: .challenge(factor, enrolling: enrolling, setup: setup))
+        case .challenge(_, enrolling: false, _) where challenge != nil && isShowingSecondFactorCode:
+            // A new code (or another factor) asked for from a code's field: the challenge the
+            // user has a code for still takes it, so its field stays.
+            break
         case .challenge(_, let enrolling, _):
-            // Nothing to verify against: back to choosing, whence the user can try again.
+            // Nothing to verify against: back to choosing, whence the user can try again; a
+            // code sent moments ago has no field to go in there, so it reads as the wait it is.
             challenge = nil
+            if case .codeSentRecently(let until) = problem { error = .rateLimited(retryAt: until) }
             step = enrolling ? .offerEnrolment : .chooseSecondFactor(account?.verifiableFactors ?? [])
         default:
             break // the form stays, filled as it was
         }
         return .next(nil)
+    }
+
+    /// Whether the page shows a second factor's code field while signing in.
+    private var isShowingSecondFactorCode: Bool {
+        if case .secondFactorCode(_, enrolling: false) = step { return true }
+        return false
     }
 }

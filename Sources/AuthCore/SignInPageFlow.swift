@@ -11,14 +11,16 @@ import FoundationEssentials
 /// - an action that does not fit the current step, or comes after the end, is refused and
 ///   changes nothing; a method the settings do not enable is never offered and is refused;
 /// - at most one operation is out at a time: a second submit while one is out is refused, and
-///   an outcome is taken only with the ticket of the operation out;
+///   an outcome is taken only with the ticket of the operation out. Until it comes the flow
+///   neither expires nor takes a cancel (a sign-in under way may be taking a session), so the
+///   driver bounds every call it makes;
 /// - no password or code is kept: each goes straight into the operation handed out. The one
 ///   secret the flow keeps is a new TOTP factor's setup, which the page must show until its
 ///   first code is verified (`SignInPageStep.enrolTOTP`);
 /// - a field that does not pass (`SignInPageInput`) or a refused call shows an inline error
 ///   and keeps the form, filled with what was typed (never a password or a code);
-/// - after a rate limit, calls of the same kind wait for the server's `Retry-After` without
-///   being sent.
+/// - after a rate limit, calls of the same kind wait, without being sent, for the time the
+///   server named (a proxy's `Retry-After`, or GoTrue's "…after 42 seconds").
 public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectable {
     /// How long a page visit may take, from its first view to its end.
     public static let lifetime: TimeInterval = 600
@@ -68,6 +70,9 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
     var newPasswordDue = false
     /// Calls of a kind the server rate-limited, and until when.
     var rateLimits: [SignInPageCallKind: Date] = [:]
+    /// Second factors whose challenge the server rate-limited (an SMS factor's code, at most
+    /// one a minute), by id, and until when: another factor is not held back.
+    var challengeLimits: [String: Date] = [:]
 
     /// An operation handed out, with what it was for; nothing secret.
     struct Outstanding: Sendable, Equatable {
@@ -98,7 +103,8 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
             case .anonymous, .signUp: return .signUp
             case .sendCode: return .sendCode
             case .startBrowser, .completeBrowser: return .browser
-            case .challenge, .verifyFactor, .enrol: return .secondFactor
+            case .challenge: return .challenge
+            case .verifyFactor, .enrol: return .secondFactor
             case .settings, .updatePassword: return .other
             }
         }
@@ -147,7 +153,7 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
         var flow = self
         flow.expireIfDue(now: now)
         return SignInPageScreen(step: flow.step, error: flow.error, errorMessage: flow.error?.message(now: now),
-                              methods: flow.settings.map(SignInPageMethod.offered) ?? [], isBusy: flow.isBusy,
+                              methods: flow.settings.map(SignInPageMethod.offered) ?? [], isBusy: flow.isBusy, account: flow.account,
                               captchaUnsupported: flow.captchaRequired, expiresAt: expiresAt, settings: settings)
     }
 
@@ -198,13 +204,14 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
         }
     }
 
-    /// The page's first form: email and password, else a code by SMS, else single sign-on, else
-    /// only the buttons.
+    /// The page's first step: the email and password form (the first page, which lists every
+    /// other way too); else, when the project offers one form and no button, that form; else
+    /// the first page of buttons and links to the other forms, so that none is out of reach.
     var firstStep: SignInPageStep {
         let offered = offered
         if offered.contains(.password) { return .password(email: email) }
-        if offered.contains(.phoneCode) { return .requestCode(.phone, address: phone) }
-        if offered.contains(.singleSignOn) { return .singleSignOn(domain: domain) }
+        let forms = offered.filter(\.hasForm)
+        if forms.count == 1, offered.allSatisfy(\.hasForm) { return form(of: forms[0]) }
         return .methods
     }
 

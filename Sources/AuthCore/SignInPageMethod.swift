@@ -39,7 +39,9 @@ public enum SignInPageMethod: Sendable, Hashable, CustomStringConvertible {
         if settings.emailEnabled, !settings.signUpDisabled { methods.append(.signUp) }
         if settings.emailEnabled { methods.append(.forgotPassword) }
         if settings.anonymousSignInsEnabled, !settings.signUpDisabled { methods.append(.anonymous) }
-        return methods + settings.oauthProviders.map(SignInPageMethod.provider)
+        // WorkOS signs in only with a connection or an organisation named on `/authorize`, which
+        // a button cannot know: it is left to apps that do.
+        return methods + settings.oauthProviders.filter { $0 != "workos" }.map(SignInPageMethod.provider)
     }
 
     /// Whether the method has a form of its own (the others are buttons).

@@ -15,7 +15,8 @@ public enum SignInPageCodePurpose: Sendable, Equatable {
 public enum SignInPageStep: Sendable, Equatable, CustomStringConvertible {
     /// The project's settings are being read.
     case loading
-    /// No form method is enabled: only buttons (providers, anonymous sign-in).
+    /// The first page where there is no password form: the buttons (providers, single sign-on,
+    /// anonymous sign-in) and the links to the other forms (a code by SMS).
     case methods
     /// Email and password.
     case password(email: String)
@@ -41,6 +42,9 @@ public enum SignInPageStep: Sendable, Equatable, CustomStringConvertible {
     case secondFactorCode(FactorSummary, enrolling: Bool)
     /// An offer to add a second factor: an authenticator app, or a phone number.
     case offerEnrolment
+    /// The phone number a new SMS factor sends its codes to (from the offer), pre-filled with
+    /// what was typed.
+    case enrolPhone(number: String)
     /// A new TOTP factor: what the authenticator app must read (the QR code, the secret), and
     /// its first code. The setup is the one secret the page keeps, because it must show it
     /// until the user has it; it is dropped when the flow leaves this step.
@@ -64,6 +68,7 @@ public enum SignInPageStep: Sendable, Equatable, CustomStringConvertible {
         case .chooseSecondFactor(let factors): return "chooseSecondFactor(\(factors.count))"
         case .secondFactorCode(let factor, let enrolling): return "secondFactorCode(\(factor.type)\(enrolling ? ", enrolling" : ""))"
         case .offerEnrolment: return "offerEnrolment"
+        case .enrolPhone: return "enrolPhone"
         case .enrolTOTP: return "enrolTOTP"
         case .finished(let end): return "finished(\(end))"
         }

@@ -32,6 +32,11 @@ enum Page {
         .failed(.server(.http(status: status, code: code, message: message, retryAfter: retryAfter)))
     }
 
+    /// GoTrue's words for a code asked for again too soon (its 429 has no Retry-After).
+    static func tooSoon(_ seconds: Int) -> String {
+        "For security purposes, you can only request this after \(seconds) seconds."
+    }
+
     static let unreachable = SignInPageOutcome.failed(.server(.notSent(url: "https://p.supabase.co/auth/v1", detail: "connection refused")))
 }
 

@@ -96,6 +96,15 @@ import Testing
         }
     }
 
+    /// WorkOS needs a connection or an organisation that a button cannot name: no button, and
+    /// refused by hand; the other providers stay.
+    @Test func workOSIsNotOfferedAsAButton() throws {
+        var flow = Page.flow(ProjectSettings(oauthProviders: ["github", "workos"]))
+        #expect(flow.screen().methods == [.provider("github")])
+        #expect(flow.show(.continueWithProvider("workos")) == .refused(.notOffered))
+        #expect(try flow.post(.continueWithProvider("github")).operation == .startBrowserSignIn(.provider("github")))
+    }
+
     /// A second submit while the first is at the server starts nothing; the first's outcome is
     /// taken with its ticket only.
     @Test func oneOperationAtATime() throws {
@@ -213,6 +222,17 @@ import Testing
              "The server refused: Something new happened"),
             (.failed(.browser(.expired)), .browserFailed(detail: "it was not completed in time."), "The browser sign-in failed: it was not completed in time."),
             (.failed(.sessionEnded), .sessionEnded, "You were signed out meanwhile. Start again."),
+            (Page.refusal("email_address_not_authorized", status: 400, message: "Email address \"ada@example.com\" cannot be used as it is not authorized"),
+             .addressNotAuthorized,
+             "This project can send email only to its own team's addresses for now. Sign in another way, or ask the project's owner."),
+            (Page.refusal("user_banned", status: 403, message: "User is banned"), .accountBlocked, "This account is blocked for now. Ask the project's owner."),
+            (Page.refusal("saml_provider_disabled", status: 422), .methodDisabled, "This project does not allow signing in this way."),
+            (Page.refusal("too_many_enrolled_mfa_factors", status: 422, message: "Maximum number of verified factors reached, unenroll to continue"),
+             .tooManyFactors, SignInPageError.tooManyFactors.message(now: Page.t0)),
+            (Page.refusal("over_email_send_rate_limit", status: 429, message: "email rate limit exceeded"), .cannotSendNow(.email, retryAt: nil),
+             "This project cannot send more emails right now, so nothing was sent. Wait a little, then try again. Or sign in another way."),
+            (Page.refusal("over_request_rate_limit", status: 429, message: "Request rate limit reached"), .rateLimited(retryAt: nil),
+             "Too many attempts. Wait a little, then try again."),
         ]
         for (outcome, error, words) in cases {
             var flow = Page.flow()
