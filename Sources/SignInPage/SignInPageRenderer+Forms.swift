@@ -28,9 +28,12 @@ extension SignInPageRenderer {
     }
 
     /// `path` if it is a path on this server (`/…`, not `//host/…`); else `/`, so that a mistaken
-    /// action can neither post the page's fields elsewhere nor be a `javascript:` URL.
+    /// action can neither post the page's fields elsewhere nor be a `javascript:` URL. Browsers
+    /// drop tabs and line breaks from a URL and read `\` as `/`, so a path with any of them is
+    /// refused whole (`/\t/host` is `//host`).
     static func sameOriginPath(_ path: String) -> String {
-        path.hasPrefix("/") && !path.hasPrefix("//") && !path.hasPrefix("/\\") ? path : "/"
+        let unsafe = path.unicodeScalars.contains { $0 == "\\" || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        return path.hasPrefix("/") && !path.hasPrefix("//") && !unsafe ? path : "/"
     }
 
     private mutating func hiddenField(_ field: SignInPageView.Field, _ value: String) {
@@ -77,6 +80,8 @@ extension SignInPageRenderer {
     /// The account's email in a hidden field, which tells a password manager whose password the
     /// new one is.
     mutating func usernameForPasswordManagers(_ email: String) {
+        // Without an address there is no user name to save the password under.
+        guard !email.isEmpty else { return }
         html.open("input", [("type", "email"), ("name", "username"), ("autocomplete", "username"),
                             ("value", email), ("hidden", ""), ("readonly", "")])
         html.raw("\n")

@@ -12,17 +12,20 @@ extension SignInPageRenderer {
                 }
             }
             moreActions([("Cancel sign-in", .post(actions.cancel))])
-        case .secondFactor(.totp, let enrolling):
+        case .secondFactor(.totp, let enrolling, let others):
             heading(enrolling ? "Turn on your authenticator app" : "Two-step verification",
                     "Enter the code your authenticator app shows for this account.")
             writeCodeForm(button: enrolling ? "Verify and turn on" : "Verify")
-            moreActions([(enrolling ? "Cancel" : "Cancel sign-in", .post(actions.cancel))])
-        case .secondFactor(.phone(let number), let enrolling):
+            moreActions(secondFactorActions(enrolling: enrolling, others: others))
+        case .secondFactor(.phone(let number), let enrolling, let others):
             heading(enrolling ? "Confirm your phone" : "Two-step verification")
             lead("We texted a code to ", number, ".")
             writeCodeForm(button: enrolling ? "Verify and turn on" : "Verify")
-            moreActions([("Text me a new code", .post(actions.resendCode)),
-                         (enrolling ? "Cancel" : "Cancel sign-in", .post(actions.cancel))])
+            // A new code is a new challenge of the factor, which the flow makes for a factor
+            // signing in; one being added is challenged once, when it is added.
+            var more: [(label: String, action: Action)] = enrolling ? [] : [("Text me a new code", .post(actions.resendCode))]
+            more += secondFactorActions(enrolling: enrolling, others: others)
+            moreActions(more)
         case .offerEnrolment(let phone):
             heading("Protect your account", "Add a second step to signing in, so that a password alone is not enough.")
             writeErrorIfUnplaced()
@@ -48,6 +51,14 @@ extension SignInPageRenderer {
         default:
             break
         }
+    }
+
+    /// Under a factor's code: another of the user's factors, when there is one, and the way out.
+    private func secondFactorActions(enrolling: Bool, others: Bool) -> [(label: String, action: Action)] {
+        var actions: [(label: String, action: Action)] = []
+        if others && !enrolling { actions.append(("Use another way", .go(.chooseFactor))) }
+        actions.append((enrolling ? "Cancel" : "Cancel sign-in", .post(view.actions.cancel)))
+        return actions
     }
 
     private mutating func writeCodeForm(button: String) {

@@ -19,7 +19,7 @@ extension SignInPageRenderer {
             moreActions([("I already have an account", .go(.choose))])
         case .checkInbox(let email):
             heading("Check your inbox")
-            lead("We sent a confirmation to ", email, ". Enter the code from that email, or open its link on this computer.")
+            lead("We sent a confirmation to ", email, ". Enter the code from that email.")
             writeErrorIfUnplaced()
             form(actions.verifyCode) {
                 $0.field(.code, label: "Confirmation code", .code)
@@ -64,7 +64,7 @@ extension SignInPageRenderer {
             moreActions([("Send a new code", .post(actions.resendCode)), ("Back to sign in", .go(.choose))])
         case .newPassword(let email):
             heading("Choose a new password")
-            lead("For ", email, ".")
+            if !email.isEmpty { lead("For ", email, ".") }
             writeErrorIfUnplaced()
             form(actions.resetPassword) {
                 $0.usernameForPasswordManagers(email)
@@ -89,17 +89,6 @@ extension SignInPageRenderer {
                 $0.primaryButton("Send me a code")
             }
             moreActions([("Back to sign in", .go(.choose))])
-        case .resetPassword(let email):
-            heading("Choose a new password")
-            lead("We emailed a code to ", email, ".")
-            writeErrorIfUnplaced()
-            form(actions.resetPassword) {
-                $0.usernameForPasswordManagers(email)
-                $0.field(.code, label: "Code", .code)
-                $0.field(.newPassword, label: "New password", .newPassword)
-                $0.primaryButton("Set password and sign in")
-            }
-            moreActions([("Send a new code", .post(actions.resendCode)), ("Back to sign in", .go(.choose))])
         case .chooseSecondFactor, .secondFactor, .offerEnrolment, .enrollPhone, .enrollTOTP:
             writeSecondFactorStep()
         case .leaving(let destination, let name):
@@ -120,6 +109,10 @@ extension SignInPageRenderer {
             writeErrorIfUnplaced()
         case .ended(.cancelled):
             heading("Sign-in cancelled", "Nothing was changed. You can close this tab.")
+            writeErrorIfUnplaced()
+        case .ended(.stoppedSignedIn(let who)):
+            heading("Sign-in stopped")
+            lead("You are signed in as ", who, ", without the last step. Your app can ask for it again; you can close this tab.")
             writeErrorIfUnplaced()
         }
     }

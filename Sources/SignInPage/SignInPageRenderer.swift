@@ -42,8 +42,10 @@ public struct SignInPageRenderer {
         html.open("html", [("lang", view.language)])
         html.raw("\n<head>\n<meta charset=\"utf-8\">\n")
         html.raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-        // The page's addresses (and a provider's, on the way out) are nobody else's business.
-        html.raw("<meta name=\"referrer\" content=\"no-referrer\">\n")
+        // The page's addresses (and a provider's, on the way out) are nobody else's business; but
+        // not `no-referrer`, under which browsers send the page's own forms with `Origin: null`,
+        // and the server could not tell them from another site's (SignInPageStyle.otherHeaders).
+        html.raw("<meta name=\"referrer\" content=\"same-origin\">\n")
         html.raw("<meta name=\"color-scheme\" content=\"light dark\">\n")
         if case .leaving(let destination, _) = view.step, let url = Self.followable(destination) {
             html.open("meta", [("http-equiv", "refresh"), ("content", "0; url=" + url)])
@@ -101,36 +103,75 @@ public struct SignInPageRenderer {
         case .checkInbox: return "Check your inbox"
         case .requestCode, .enterCode: return "Sign in with a code"
         case .ssoDomain: return "Sign in with SSO"
-        case .forgotPassword, .resetPassword, .recoveryCode, .newPassword: return "Reset your password"
-        case .chooseSecondFactor, .secondFactor(_, enrolling: false): return "Two-step verification"
-        case .secondFactor(_, enrolling: true), .offerEnrolment, .enrollPhone: return "Add a second step"
+        case .forgotPassword, .recoveryCode, .newPassword: return "Reset your password"
+        case .chooseSecondFactor, .secondFactor(_, enrolling: false, _): return "Two-step verification"
+        case .secondFactor(_, enrolling: true, _), .offerEnrolment, .enrollPhone: return "Add a second step"
         case .enrollTOTP: return "Set up your authenticator app"
         case .leaving(_, let name): return "Continuing to " + name
         case .signedIn: return "Signed in"
         case .ended(.failed): return "Sign-in failed"
         case .ended(.expired): return "Sign-in expired"
         case .ended(.cancelled): return "Sign-in cancelled"
+        case .ended(.stoppedSignedIn): return "Sign-in stopped"
         }
     }
 
     /// `destination` if the page may send the browser there: `https:`, or `http:` to this
-    /// computer, and nothing that could end the attribute or the refresh's URL early.
+    /// computer (`127.0.0.1`, `localhost`, `[::1]`, with or without a port), and nothing that
+    /// could end the attribute or the refresh's URL early. The authority is read as a browser
+    /// reads it: a host and a port only, so that no user name (`http://127.0.0.1:@elsewhere/`,
+    /// whose host is `elsewhere`) passes for this computer.
     static func followable(_ destination: String) -> String? {
-        let lowered = destination.lowercased()
-        let loopback = ["http://127.0.0.1:", "http://127.0.0.1/", "http://localhost:", "http://localhost/", "http://[::1]:", "http://[::1]/"]
-        guard lowered.hasPrefix("https://") || loopback.contains(where: lowered.hasPrefix) else { return nil }
         let forbidden: Set<Unicode.Scalar> = ["\"", "'", "<", ">", "\\", "`", " "]
         guard destination.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && !forbidden.contains($0) }) else {
             return nil
         }
-        return destination
+        let lowered = destination.lowercased()
+        let secure = lowered.hasPrefix("https://")
+        guard secure || lowered.hasPrefix("http://") else { return nil }
+        let authority = lowered.dropFirst(secure ? 8 : 7).prefix { !"/?#".contains($0) }
+        guard !authority.isEmpty, authority.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]".contains($0)) }) else {
+            return nil
+        }
+        if secure { return destination }
+        for host in ["127.0.0.1", "localhost", "[::1]"] where authority.hasPrefix(host) {
+            let port = authority.dropFirst(host.count)
+            if port.isEmpty { return destination }
+            let digits = port.dropFirst()
+            if port.first == ":", (1...5).contains(digits.count), digits.allSatisfy({ ("0"..."9").contains($0) }) { return destination }
+        }
+        return nil
     }
 
-    /// `image` if it is a `data:image/svg+xml` URI, the QR image GoTrue returns, with `#`
-    /// percent-encoded: in a URL it would start a fragment and cut the image short.
+    /// The QR image for an `<img>`: GoTrue's SVG document (`<?xml …` or `<svg …`) as a base64
+    /// `data:` URI, or a `data:image/svg+xml` URI as a client library would have made of it (`#`
+    /// percent-encoded: in a URL it would start a fragment and cut the image short). Anything
+    /// else is no image. In an `<img>` an SVG runs no script, and the CSP allows only `data:` images.
     static func qrImageSource(_ image: String) -> String? {
         let lowered = image.lowercased()
+        if lowered.hasPrefix("<?xml") || lowered.hasPrefix("<svg") {
+            return "data:image/svg+xml;base64," + base64(Array(image.utf8))
+        }
         guard lowered.hasPrefix("data:image/svg+xml;") || lowered.hasPrefix("data:image/svg+xml,") else { return nil }
         return image.replacing("#", with: "%23")
+    }
+
+    /// `bytes` in base64 (RFC 4648, with padding).
+    static func base64(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index < bytes.count {
+            let count = min(3, bytes.count - index)
+            var group = UInt32(bytes[index]) << 16
+            if count > 1 { group |= UInt32(bytes[index + 1]) << 8 }
+            if count > 2 { group |= UInt32(bytes[index + 2]) }
+            for position in 0..<4 {
+                encoded.append(position <= count ? alphabet[Int(group >> (18 - 6 * position) & 0x3f)] : UInt8(ascii: "="))
+            }
+            index += count
+        }
+        return String(decoding: encoded, as: UTF8.self)
     }
 }

@@ -17,12 +17,14 @@ public enum SignInPageStyle {
     /// when the stylesheet changes.
     public static let stylesheetHash = "sha256-eTcf1QWow6OL5EPY0fY8QQpcTnXwD0tYcVGz8tkcwF8="
 
-    /// Other headers the page wants: no caching of a page with a CSRF token, no sniffing, no
-    /// referrer.
+    /// Other headers the page wants: no caching of a page with a CSRF token, no sniffing, and no
+    /// referrer to any other origin. `same-origin`, not `no-referrer`: under `no-referrer` the
+    /// Fetch standard has browsers send the page's own form posts with `Origin: null`, and the
+    /// server's check that a post comes from the page (`SignInPageGate`) would refuse them all.
     public static let otherHeaders: [(name: String, value: String)] = [
         ("Cache-Control", "no-store"),
         ("X-Content-Type-Options", "nosniff"),
-        ("Referrer-Policy", "no-referrer"),
+        ("Referrer-Policy", "same-origin"),
     ]
 
     /// The CSS inside the page's `<style>`: rem units, one fluid column at most 26rem wide, light

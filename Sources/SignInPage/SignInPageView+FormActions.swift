@@ -21,7 +21,7 @@ extension SignInPageView {
         public var sso: String
         /// Sends a password recovery code (`email` field).
         public var forgotPassword: String
-        /// A new password: with the recovery code (`resetPassword`), or after it (`newPassword`).
+        /// A new password, after the recovery code signed in.
         public var resetPassword: String
         /// Checks a second factor's code, or the first code of a factor being enrolled.
         public var verifyFactor: String
@@ -37,6 +37,8 @@ extension SignInPageView {
         public var go: String
         /// Ends the sign-in.
         public var cancel: String
+        /// The page itself, which every form's answer leads back to.
+        public var page: String
 
         /// Every action under `base` (`/sign-in/password`, `/sign-in/code`, …).
         public init(base: String = "/sign-in") {
@@ -51,11 +53,18 @@ extension SignInPageView {
             resetPassword = base + "/recover/verify"
             verifyFactor = base + "/factor/verify"
             anonymous = base + "/anonymous"
-        chooseFactor = base + "/factor/choose"
-        enroll = base + "/factor/enroll"
-        skipEnrolment = base + "/factor/skip"
-        go = base + "/go"
+            chooseFactor = base + "/factor/choose"
+            enroll = base + "/factor/enroll"
+            skipEnrolment = base + "/factor/skip"
+            go = base + "/go"
             cancel = base + "/cancel"
+            page = base
+        }
+
+        /// Every action's path.
+        public var all: Set<String> {
+            [signIn, signUp, requestCode, verifyCode, resendCode, provider, sso, forgotPassword, resetPassword, verifyFactor,
+             anonymous, chooseFactor, enroll, skipEnrolment, go, cancel]
         }
     }
 
@@ -109,5 +118,7 @@ extension SignInPageView {
         case forgotPassword = "forgot-password"
         /// A phone number for a new SMS factor.
         case enrollPhone = "enroll-phone"
+        /// The list of the user's second factors, to use another one.
+        case chooseFactor = "choose-factor"
     }
 }

@@ -21,8 +21,6 @@ extension SignInPageView {
         case ssoDomain(domain: String = "")
         /// A forgotten password: asks for the account's email, to send a recovery code to.
         case forgotPassword(email: String = "")
-        /// The recovery code sent to `email`, and the new password.
-        case resetPassword(email: String)
         /// The recovery code sent to `email` alone, when the new password is asked next.
         case recoveryCode(email: String)
         /// A new password for the account signed in with a recovery code.
@@ -30,15 +28,16 @@ extension SignInPageView {
         /// Which of the user's second factors to use, one button each.
         case chooseSecondFactor([Factor])
         /// A second factor's code, to complete the sign-in, or, while `enrolling`, to turn on a
-        /// factor just added.
-        case secondFactor(SecondFactor, enrolling: Bool = false)
+        /// factor just added. With `others`, the user has more factors, and may go back to them.
+        case secondFactor(SecondFactor, enrolling: Bool = false, others: Bool = false)
         /// An offer to add a second factor: an authenticator app, or a phone (`phone`: offered).
         case offerEnrolment(phone: Bool)
         /// The phone number a new SMS factor sends its codes to.
         case enrollPhone(number: String = "")
         /// Turning on an authenticator app: the server's QR image, the secret for typing in by hand,
-        /// and a field for the first code. `qrImage` is shown only when it is a
-        /// `data:image/svg+xml` URI (what GoTrue returns); anything else is ignored.
+        /// and a field for the first code. `qrImage` is shown when it is GoTrue's SVG document
+        /// (`<?xml …` or `<svg …`, as `qr_code` comes) or a `data:image/svg+xml` URI; anything else
+        /// is ignored.
         case enrollTOTP(qrImage: String, secret: String)
         /// On the way to another site (an OAuth provider, an SSO identity provider): a page that
         /// moves on by itself (`<meta http-equiv="refresh">`) and has a link to do so. The server answers
@@ -48,7 +47,7 @@ extension SignInPageView {
         case leaving(to: String, name: String)
         /// Done: "Signed in as `who`; you can close this tab".
         case signedIn(who: String)
-        /// The sign-in is over without a session.
+        /// The sign-in is over without the session it was for.
         case ended(Ending)
     }
 
@@ -137,5 +136,8 @@ extension SignInPageView {
         case expired
         /// The user or the app cancelled it.
         case cancelled
+        /// It was stopped after a session was taken, before its last step (a second factor, a new
+        /// password): the user is signed in as `who` all the same, and nothing is undone.
+        case stoppedSignedIn(who: String)
     }
 }

@@ -1,4 +1,5 @@
-import SignInPage
+import Foundation
+@testable import SignInPage
 import Testing
 
 /// Hostile values everywhere a value goes: none comes out as markup, a link or an image.
@@ -15,9 +16,9 @@ import Testing
             .choose(methods, email: text), .signUp(email: text), .checkInbox(email: text),
             .requestCode(.email, destination: text), .requestCode(.sms, destination: text),
             .enterCode(.email, destination: text), .ssoDomain(domain: text), .forgotPassword(email: text),
-            .resetPassword(email: text), .secondFactor(.phone(number: text)), .enrollTOTP(qrImage: url, secret: text),
+            .secondFactor(.phone(number: text)), .enrollTOTP(qrImage: url, secret: text),
             .enrollTOTP(qrImage: "data:text/html," + text, secret: text), .leaving(to: url, name: text),
-            .leaving(to: "https://example.com/\"><script>", name: text), .signedIn(who: text), .ended(.failed),
+            .leaving(to: "https://example.com/\"><script>", name: text), .signedIn(who: text), .ended(.failed), .ended(.stoppedSignedIn(who: text)),
             .waiting(message: text), .recoveryCode(email: text), .newPassword(email: text),
             .chooseSecondFactor([SignInPageView.Factor(id: text, label: text), SignInPageView.Factor(id: url, label: url)]),
             .secondFactor(.phone(number: text), enrolling: true), .offerEnrolment(phone: true), .enrollPhone(number: text),
@@ -71,25 +72,63 @@ import Testing
         #expect(html.contains("ada\u{FFFD}\u{FFFD}[31m\u{FFFD}@example.com\u{FFFD}"))
     }
 
-    @Test func theQRImageIsShownOnlyWhenItIsAnSVGDataURI() throws {
-        let (tags, _) = HTMLTag.read(SignInPageRenderer.render(SignInPageSamples.view(
-            .enrollTOTP(qrImage: SignInPageSamples.qrImage, secret: "JBSWY3DPEHPK3PXP"))))
-        let image = try #require(tags.first { $0.name == "img" })
-        // `#` would end the URL: the colours in GoTrue's SVG are percent-encoded.
-        #expect(image["src"] == SignInPageSamples.qrImage.replacing("#", with: "%23"))
-        #expect(image["alt"]?.isEmpty == false)
-        for other in ["https://example.com/qr.svg", "data:image/png;base64,AAAA", "DATA:text/html,<svg>", " data:image/svg+xml,x", ""] {
+    @Test func theServersSVGIsShownAsAnImageAndNothingElseIs() throws {
+        func imageSource(_ qrImage: String) -> String? {
+            let (tags, _) = HTMLTag.read(SignInPageRenderer.render(SignInPageSamples.view(.enrollTOTP(qrImage: qrImage, secret: "JBSWY3DPEHPK3PXP"))))
+            return tags.first { $0.name == "img" }?["src"]
+        }
+        // What GoTrue sends (an SVG document), as base64 in a data: URI, byte for byte.
+        let source = try #require(imageSource(QRSample.svg))
+        #expect(source == "data:image/svg+xml;base64," + Data(QRSample.svg.utf8).base64EncodedString())
+        #expect(imageSource("<svg xmlns=\"http://www.w3.org/2000/svg\"/>") == "data:image/svg+xml;base64,"
+            + Data("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8).base64EncodedString())
+        // A data: URI, as a client library makes of it: `#` would end the URL, so it is percent-encoded.
+        let uri = "data:image/svg+xml;utf-8," + QRSample.svg
+        #expect(imageSource(uri) == uri.replacing("#", with: "%23"))
+        for other in ["https://example.com/qr.svg", "data:image/png;base64,AAAA", "DATA:text/html,<svg>", " data:image/svg+xml,x", "",
+                      "<html><svg/></html>", "javascript:alert(1)"] {
             let html = SignInPageRenderer.render(SignInPageSamples.view(.enrollTOTP(qrImage: other, secret: "JBSWY3DPEHPK3PXP")))
             #expect(!html.contains("<img"), "\(other)")
             #expect(html.contains("JBSWY3DPEHPK3PXP"))
         }
     }
 
+    /// The two hostile values the page does use: an SVG data: URI that tries to end the attribute,
+    /// which stays one attribute's value, and nothing else.
+    @Test func anAcceptedImageCannotEndItsAttribute() throws {
+        let hostile = "data:image/svg+xml,\"><script>alert(1)</script><svg onload=alert(2)>"
+        let html = SignInPageRenderer.render(SignInPageSamples.view(.enrollTOTP(qrImage: hostile, secret: "JBSWY3DPEHPK3PXP")))
+        let (tags, unreadable) = HTMLTag.read(html)
+        #expect(unreadable.isEmpty)
+        #expect(tags.first { $0.name == "img" }?["src"] == hostile)
+        #expect(!tags.contains { $0.name == "script" || $0.name == "svg" })
+    }
+
+    @Test func aFormPostsOnlyToAPathOnThisServer() {
+        for path in ["/sign-in/password", "/a?b=c"] { #expect(SignInPageRenderer.sameOriginPath(path) == path) }
+        // What a browser reads as another host: `//host`, `\` as `/`, tabs and line breaks dropped.
+        for path in ["//evil.example/x", "/\\evil.example/x", "/\t/evil.example/x", "/\n/evil.example", "/\r/evil.example",
+                     "/a\\b", "javascript:alert(1)", "https://evil.example/", ""] {
+            #expect(SignInPageRenderer.sameOriginPath(path) == "/", "\(path)")
+        }
+    }
+
+    @Test func base64IsFoundationsForEveryLengthModuloThree() {
+        for text in ["", "a", "ab", "abc", "abcd", "\u{0}\u{FF}é€𝄞", QRSample.svg] {
+            #expect(SignInPageRenderer.base64(Array(text.utf8)) == Data(text.utf8).base64EncodedString(), "\(text.prefix(8))")
+        }
+    }
+
     @Test func onlyAnHTTPSOrLoopbackDestinationIsFollowed() {
         let followed = ["https://example.supabase.co/auth/v1/authorize?provider=github&x=1",
-                        "http://127.0.0.1:54321/auth/v1/authorize", "http://localhost:9999/authorize"]
+                        "http://127.0.0.1:54321/auth/v1/authorize", "http://localhost:9999/authorize", "http://[::1]:8080/x",
+                        "http://127.0.0.1/", "http://localhost", "https://idp.example.com:8443/saml?x=1#y"]
+        // A user name makes what comes before the `@` part of it: the host is the one after it.
         let refused = ["javascript:alert(1)", "http://example.com/", "https://x/ y", "https://x/\"onload=", "data:text/html,hi",
-                       "//example.com", "HTTPS://x/\u{7F}"]
+                       "//example.com", "HTTPS://x/\u{7F}", "http://127.0.0.1:@evil.example/x", "http://localhost:@evil.example/",
+                       "http://[::1]:@evil.example/", "http://127.0.0.1.evil.example/", "https://user@example.com/",
+                       "https://user:pw@example.com/", "http://127.0.0.1:123456/", "http://127.0.0.1:/", "https:///path",
+                       "http://localhost%40evil.example/"]
         for destination in followed {
             let (tags, _) = HTMLTag.read(SignInPageRenderer.render(SignInPageSamples.view(.leaving(to: destination, name: "GitHub"))))
             #expect(tags.first { $0.name == "a" }?["href"] == destination)

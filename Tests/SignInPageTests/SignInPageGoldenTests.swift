@@ -15,7 +15,7 @@ import Testing
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="referrer" content="no-referrer">
+            <meta name="referrer" content="same-origin">
             <meta name="color-scheme" content="light dark">
             <title>Sign in with a code – Acme Notes</title>
 

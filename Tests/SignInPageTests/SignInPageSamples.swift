@@ -5,8 +5,8 @@ import SignInPage
 enum SignInPageSamples {
     static let project = SignInPageView.Project(name: "Acme Notes", host: "abcdefghijklmnop.supabase.co")
     static let csrf = "c5rf-t0ken-for-this-page"
-    /// GoTrue's QR image has this shape: an SVG in a data: URI, unencoded, `#` and all.
-    static let qrImage = "data:image/svg+xml;utf-8," + QRSample.svg
+    /// GoTrue's QR image as the server sends it: an SVG document (`qr_code` of `POST /factors`).
+    static let qrImage = QRSample.svg
 
     static let allMethods = SignInPageView.Methods(password: true, forgotPassword: true, signUp: true, emailCode: true,
                                                    smsCode: true, sso: true, anonymous: true,
@@ -34,7 +34,6 @@ enum SignInPageSamples {
         ("10-enter-code-sms", view(.enterCode(.sms, destination: "+44 •••• ••• 123"))),
         ("11-sso", view(.ssoDomain())),
         ("12-forgot-password", view(.forgotPassword(email: "ada@example.com"))),
-        ("13-reset-password", view(.resetPassword(email: "ada@example.com"))),
         ("14-second-factor-totp", view(.secondFactor(.totp))),
         ("15-second-factor-phone", view(.secondFactor(.phone(number: "+44 •••• ••• 123")))),
         ("16-enroll-totp", view(.enrollTOTP(qrImage: qrImage, secret: "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"))),
@@ -44,6 +43,7 @@ enum SignInPageSamples {
         ("20-failed", view(.ended(.failed), error: SignInPageView.Problem("GitHub refused the sign-in: the app is not allowed to see your email."))),
         ("21-expired", view(.ended(.expired))),
         ("22-cancelled", view(.ended(.cancelled))),
+        ("30-stopped-signed-in", view(.ended(.stoppedSignedIn(who: "ada@example.com")))),
         ("23-waiting", view(.waiting(message: "Reading how Acme Notes lets you sign in…"))),
         ("24-recovery-code", view(.recoveryCode(email: "ada@example.com"))),
         ("25-new-password", view(.newPassword(email: "ada@example.com"),
