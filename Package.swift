@@ -128,6 +128,21 @@ let package = Package(
             "AuthCore", "CAuthdSystem", "CSystemd",
             external("Logging", "swift-log"),
         ]),
+        // authd's own sign-in page: a pure function from a view model to an HTML document with its
+        // stylesheet inside (no script, no resource to load). No dependency, not even Foundation.
+        .target(name: "SignInPage"),
+        // Between the page and its flow: a posted form read as the flow's action, the flow's
+        // screen as the page to render. Pure, like both sides.
+        .target(name: "SignInPageBridge", dependencies: ["AuthCore", "SignInPage"]),
+        // One visit of the page: the gate, the flow and the page between the server's requests and
+        // the GoTrue operations (a port). No NIO: the server is the program's to start.
+        .target(name: "SignInPageDriver", dependencies: ["AuthCore", "SignInPage", "SignInPageBridge"]),
+        // The page's HTTP server on 127.0.0.1 (SwiftNIO): the owner of each connection checked
+        // after accept, one request per connection, limits; the gate and the flow answer.
+        .target(name: "SignInPageServer", dependencies: [
+            "BlockingCalls", "FoundationGaps", "SignInPage",
+            external("NIOCore", "swift-nio"), external("NIOPosix", "swift-nio"), external("NIOHTTP1", "swift-nio"),
+        ]),
         // The library desktop apps link.
         .target(name: "AuthdClient", dependencies: ["AuthProtocol", "BlockingCalls", "FoundationGaps"]),
         .executableTarget(name: "authd", dependencies: [
@@ -188,6 +203,16 @@ let package = Package(
             "GoTrueDevServer", "GoTrue", "AuthCore", "AuthTestSupport", "FoundationGaps", external("Crypto", "swift-crypto"),
             external("NIOCore", "swift-nio"), external("NIOPosix", "swift-nio"),
             external("NIOHTTP1", "swift-nio"), external("NIOSSL", "swift-nio-ssl"),
+        ]),
+        // The page's structure, escaping, and the stylesheet's hash in its CSP (SHA-256 from Crypto).
+        .testTarget(name: "SignInPageTests", dependencies: ["SignInPage", external("Crypto", "swift-crypto")]),
+        // Every form of every page the bridge shows means something to the flow (read from the rendered HTML).
+        .testTarget(name: "SignInPageBridgeTests", dependencies: ["SignInPageBridge", "SignInPage", "AuthCore"]),
+        // Whole visits of the page, as a browser makes them, with the operations faked.
+        .testTarget(name: "SignInPageDriverTests", dependencies: ["SignInPageDriver", "SignInPage", "AuthCore"]),
+        // The server over real TCP on 127.0.0.1: the owner check, limits, a slow client.
+        .testTarget(name: "SignInPageServerTests", dependencies: [
+            "SignInPageServer", "SignInPage", "BlockingCalls", external("NIOCore", "swift-nio"), external("NIOPosix", "swift-nio"),
         ]),
         .testTarget(name: "AuthdClientTests", dependencies: ["AuthdClient", "BlockingCalls"]),
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),

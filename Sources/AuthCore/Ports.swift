@@ -86,6 +86,8 @@ public protocol GoTrueAPI: Sendable {
     func keySet() async throws(ServerFailure) -> PublishedKeySet
     /// `GET /health`: whether the server answers, and its clock from the `Date` header (nil when absent).
     func health() async throws(ServerFailure) -> Date?
+    /// `GET /settings`: the sign-in methods the project enables, for a sign-in page.
+    func settings() async throws(ServerFailure) -> ProjectSettings
 }
 
 extension GoTrueAPI {

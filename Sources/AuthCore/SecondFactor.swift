@@ -76,7 +76,7 @@ public struct FactorEnrollment: Sendable, Equatable, CustomStringConvertible {
 
 /// The shared secret of a TOTP factor, as the server hands it out once, at enrollment. It goes
 /// to the user who asked for it and nowhere else: never into a log or the keyring.
-public struct TOTPSetup: Sendable, Equatable, CustomStringConvertible {
+public struct TOTPSetup: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// The `otpauth://totp/…` URI an authenticator app reads (it contains the secret).
     public var uri: String
     /// The secret in base32, for typing it in.
@@ -93,6 +93,10 @@ public struct TOTPSetup: Sendable, Equatable, CustomStringConvertible {
 
     /// Redacted.
     public var description: String { "TOTPSetup(<redacted>)" }
+
+    /// No children, so that `dump` of anything holding a setup (a sign-in page's step, an
+    /// enrolment's outcome) shows the redacted description, not the secret.
+    public var customMirror: Mirror { Mirror(self, children: [:]) }
 }
 
 /// A challenge of a factor (`POST /factors/{id}/challenge`): its code is verified against it.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import FoundationGaps
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -36,6 +36,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var verifyFailures: [ServerFailure] = []
         /// Refreshes that succeed before `refreshFailures` start (`failRefreshes(after:with:)`).
         var refreshSuccessesBeforeFailures = 0
+        var settings: Result<ProjectSettings, ServerFailure> = .success(ProjectSettings(emailEnabled: true, emailAutoconfirm: true))
     }
     private let state = Mutex(State())
 
@@ -60,6 +61,12 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         }
         if delay > .zero { try? await Task.sleep(for: delay) }
         return try state.withLock { $0.serverClock }.get()
+    }
+    /// What `settings()` answers: email sign-in, auto-confirmed, unless set otherwise.
+    public func setSettings(_ settings: Result<ProjectSettings, ServerFailure>) { state.withLock { $0.settings = settings } }
+    /// The scripted `settings()` answer.
+    public func settings() async throws(ServerFailure) -> ProjectSettings {
+        try state.withLock { $0.settings }.get()
     }
     /// How many refresh calls were made.
     public var refreshCalls: Int { state.withLock { $0.refreshCalls } }

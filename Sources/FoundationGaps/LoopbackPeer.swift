@@ -5,12 +5,19 @@ import Glibc
 
 /// Who is on the other end of a TCP connection over loopback, from the kernel's socket tables
 /// (`/proc/net/tcp`, and `tcp6` for IPv4-mapped sockets): the connecting socket is listed with its
-/// owner's uid, its local port being our peer's port and its remote port ours.
-enum LoopbackPeer {
+/// owner's uid, its local port being our peer's port and its remote port ours. Used by authctl's
+/// loopback redirect listener and the daemon's sign-in page, which answer only their own user.
+public enum LoopbackPeer {
     /// The uid owning the socket at the other end of `connection` (accepted on our loopback
     /// listener); nil when the tables do not show it.
-    static func uid(of connection: Int32, serverPort: UInt16) -> uid_t? {
+    public static func uid(of connection: Int32, serverPort: UInt16) -> uid_t? {
         guard let client = address(of: connection, peer: true), let server = address(of: connection, peer: false) else { return nil }
+        return uid(client: client, server: server)
+    }
+
+    /// The uid owning the socket at `client` that is connected to `server`; nil when the tables
+    /// do not show it. Reads `/proc`: a blocking call, for a thread that may block.
+    public static func uid(client: Endpoint, server: Endpoint) -> uid_t? {
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             guard let text = procFile(table) else { continue }
             if let uid = uid(in: text, local: client, remote: server) { return uid }
@@ -20,9 +27,22 @@ enum LoopbackPeer {
 
     /// An IPv4 endpoint as `/proc/net/tcp` writes it: the address's four bytes as one 32-bit
     /// number in the machine's byte order, in hex, and the port.
-    struct Endpoint: Equatable {
-        let address: String
-        let port: UInt16
+    public struct Endpoint: Equatable, Sendable {
+        /// The address as the tables write it.
+        public let address: String
+        /// The port.
+        public let port: UInt16
+
+        /// The endpoint at `address` (as the tables write it) and `port`.
+        public init(address: String, port: UInt16) {
+            self.address = address
+            self.port = port
+        }
+
+        /// The endpoint at the IPv4 address `address` (in network byte order, as `sin_addr.s_addr`) and `port`.
+        public init(ipv4 address: UInt32, port: UInt16) {
+            self.init(address: LoopbackPeer.hex(address), port: port)
+        }
     }
 
     private static func address(of connection: Int32, peer: Bool) -> Endpoint? {
@@ -44,7 +64,7 @@ enum LoopbackPeer {
     /// socket whose local end is `local` and remote end `remote`: the whole four-tuple, so that
     /// no other socket can vouch for this connection. In `tcp6` an IPv4 socket of a dual-stack
     /// client shows as the IPv4-mapped address.
-    static func uid(in table: String, local: Endpoint, remote: Endpoint) -> uid_t? {
+    public static func uid(in table: String, local: Endpoint, remote: Endpoint) -> uid_t? {
         let mapped = "0000000000000000FFFF0000"
         for line in table.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
