@@ -55,12 +55,15 @@ extension SignInPageError {
         }
         let retryAt = (retryAfter ?? secondsToWait(in: message)).map { now.addingTimeInterval($0) }
         switch code {
-        // One code for two things: this address had a code moments ago ("For security purposes,
-        // you can only request this after N seconds."), or the project may send no more emails
-        // or texts for now ("email rate limit exceeded"), when nothing was sent at all.
+        // One code for two things: the project may send no more emails or texts for now ("email
+        // rate limit exceeded"), when nothing was sent at all; or this address had a code moments
+        // ago ("For security purposes, you can only request this after N seconds.", "…once every
+        // 60 seconds." before GoTrue 2.160), which still works; anything else reads as a wait.
         case "over_email_send_rate_limit", "over_sms_send_rate_limit":
-            if message.lowercased().contains("only request this after") { return .codeSentRecently(retryAt: retryAt) }
-            return .cannotSendNow(code == "over_sms_send_rate_limit" ? .phone : .email, retryAt: retryAt)
+            let words = message.lowercased()
+            if words.contains("rate limit exceeded") { return .cannotSendNow(code == "over_sms_send_rate_limit" ? .phone : .email, retryAt: retryAt) }
+            if words.contains("only request this") { return .codeSentRecently(retryAt: retryAt) }
+            return .rateLimited(retryAt: retryAt)
         case _ where status == 429: return .rateLimited(retryAt: retryAt)
         case _ where status >= 500 || status == 408: return .serverFailed
         case "captcha_failed": return .captchaRequired

@@ -165,12 +165,13 @@ enum SignInErrorText {
     }
 
     /// GoTrue answers `over_email_send_rate_limit` (`over_sms_send_rate_limit`) for two things.
-    /// "For security purposes, you can only request this after N seconds." means that a code went
-    /// to this address moments ago, and that one still works: nil here, and each caller says so in
-    /// its own words. Anything else ("email rate limit exceeded") means that the project may send
-    /// no more `channel` for now, and that nothing was sent: that error.
+    /// "email rate limit exceeded" ("SMS rate limit exceeded") means that the project may send no
+    /// more `channel` for now, and that nothing was sent: that error. Anything else ("For security
+    /// purposes, you can only request this after N seconds.", or "…once every 60 seconds." from
+    /// GoTrue before 2.160) means that a code went to this address moments ago, and that one
+    /// still works: nil here, and each caller says so in its own words.
     static func projectCannotSend(_ message: String, channel: String) -> RPCErrorObject? {
-        if message.lowercased().contains("only request this after") { return nil }
+        guard message.lowercased().contains("rate limit exceeded") else { return nil }
         return .application(.rateLimited, "the project cannot send more \(channel) right now, so nothing was sent; try again later, or sign in another way (\(message.prefix(200)))")
     }
 
