@@ -108,8 +108,13 @@ public enum ErrorReason: String, Sendable, Codable, CaseIterable {
     case idTokenRejected = "id_token_rejected"
     /// A browser sign-in failed: the provider refused, or the code or verifier did not match.
     case oauthFailed = "oauth_failed"
-    /// A browser sign-in was not completed in time.
+    /// A browser sign-in (or a sign-in page) was not completed in time.
     case flowExpired = "flow_expired"
+    /// The user cancelled the sign-in page (or an app did, with `session.cancelInteractiveSignIn`).
+    case signInCancelled = "sign_in_cancelled"
+    /// The sign-in page could not go on (the project's settings could not be read, it offers no
+    /// way to sign in, the session it signed in ended), or could not be served: the message says which.
+    case signInFailed = "sign_in_failed"
     /// The server refused a change to the user (the message says why).
     case requestRejected = "request_rejected"
     /// The project wants a code before the password changes: call `user.reauthenticate`, then

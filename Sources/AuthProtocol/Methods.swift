@@ -21,6 +21,7 @@ public enum Methods {
         EnrollFactor.name, ChallengeFactor.name, VerifyFactor.name, UnenrollFactor.name, ListFactors.name,
         SignInAnonymously.name, SignInWithRefreshToken.name,
         Resend.name, ListIdentities.name, LinkIdentity.name, UnlinkIdentity.name, SingleSignOnBegin.name,
+        BeginInteractiveSignIn.name, WaitForInteractiveSignIn.name, CancelInteractiveSignIn.name,
     ]
 
     /// `hello`: the version handshake.

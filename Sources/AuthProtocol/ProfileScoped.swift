@@ -25,6 +25,8 @@ extension Methods.SignInWithIdToken.Parameters: ProfileScoped {}
 extension Methods.OAuthBegin.Parameters: ProfileScoped {}
 extension Methods.OAuthComplete.Parameters: ProfileScoped {}
 extension Methods.OAuthWait.Parameters: ProfileScoped {}
+extension Methods.BeginInteractiveSignIn.Parameters: ProfileScoped {}
+extension InteractiveSignInParameters: ProfileScoped {}
 extension Methods.UpdateUser.Parameters: ProfileScoped {}
 extension Methods.DecideApp.Parameters: ProfileScoped {}
 extension Methods.EnrollFactor.Parameters: ProfileScoped {}

@@ -118,13 +118,22 @@ public struct AuthEventMessage: Codable, Sendable, Equatable {
     public var reason: String?
     /// For `INITIAL_SESSION`, whether the stored token had already expired.
     public var expired: Bool?
+    /// For `INTERACTIVE_SIGN_IN_ENDED`, the sign-in page it concerns.
+    public var flowID: String?
+    /// For `INTERACTIVE_SIGN_IN_ENDED` that failed, why, in plain words.
+    public var message: String?
 
     /// Creates an event message.
-    public init(event: AuthEventName, profile: String, status: SessionStatus, reason: String? = nil, expired: Bool? = nil) {
+    public init(event: AuthEventName, profile: String, status: SessionStatus, reason: String? = nil, expired: Bool? = nil,
+                flowID: String? = nil, message: String? = nil) {
         self.event = event
         self.profile = profile
         self.status = status
         self.reason = reason
         self.expired = expired
+        self.flowID = flowID
+        self.message = message
     }
+
+    enum CodingKeys: String, CodingKey { case event, profile, status, reason, expired, flowID = "flow_id", message }
 }

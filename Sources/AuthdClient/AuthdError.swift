@@ -20,7 +20,8 @@ public enum AuthdError: Error, Sendable, Equatable {
     case timedOut
     /// The server refused the credentials, code or ID token of a sign-in.
     case signInRefused(String)
-    /// A browser sign-in failed (the provider's error, or its flow expired).
+    /// A browser sign-in failed (the provider's error, or its flow expired), or the sign-in page
+    /// failed, was cancelled or was left open too long.
     case browserSignInFailed(String)
     /// The request needs a session verified with a second factor (`aal2`): a token asked for with
     /// `aal: "aal2"`, or a change to a user who has one. Send the user to `authctl mfa verify`
@@ -44,7 +45,7 @@ public enum AuthdError: Error, Sendable, Equatable {
         case .keyringUnavailable: self = .keyringUnavailable(error.message)
         case .unknownProfile: self = .unknownProfile(error.message)
         case .invalidCredentials, .signInRejected, .captchaRequired, .codeRejected, .idTokenRejected: self = .signInRefused(error.message)
-        case .oauthFailed, .flowExpired: self = .browserSignInFailed(error.message)
+        case .oauthFailed, .flowExpired, .signInCancelled, .signInFailed: self = .browserSignInFailed(error.message)
         case .mfaRequired: self = .mfaRequired(error.message)
         // The daemon closed this connection (too many clients, idle, or output left unread): as
         // for any closed connection, a caller that reuses connections opens a new one and retries.

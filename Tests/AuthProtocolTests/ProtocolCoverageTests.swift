@@ -41,6 +41,9 @@ import Testing
         Methods.LinkIdentity.name: ("request-identities-link", "result-oauth-begin"),
         Methods.UnlinkIdentity.name: ("request-identities-unlink", "result-identities-unlink"),
         Methods.SingleSignOnBegin.name: ("request-sso-begin", "result-oauth-begin"),
+        Methods.BeginInteractiveSignIn.name: ("request-interactive-sign-in-begin", "result-interactive-sign-in-begin"),
+        Methods.WaitForInteractiveSignIn.name: ("request-interactive-sign-in-wait", "result-status"),
+        Methods.CancelInteractiveSignIn.name: ("request-interactive-sign-in-cancel", "result-interactive-sign-in-cancel"),
     ]
 
     /// Every event name the daemon sends, and its fixture.
@@ -49,7 +52,7 @@ import Testing
         "TOKEN_REFRESHED": "event-token-refreshed", "USER_UPDATED": "event-user-updated", "PASSWORD_RECOVERY": "event-password-recovery",
         "REFRESHING": "event-refreshing", "REFRESH_FAILING": "event-refresh-failing",
         "KEYRING_UNAVAILABLE": "event-keyring-unavailable", "KEYRING_AVAILABLE": "event-keyring-available",
-        "MFA_CHALLENGE_VERIFIED": "event-mfa-challenge-verified",
+        "MFA_CHALLENGE_VERIFIED": "event-mfa-challenge-verified", "INTERACTIVE_SIGN_IN_ENDED": "event-interactive-sign-in-ended",
     ]
 
     @Test func everyMethodHasARequestAndAResultFixture() throws {
