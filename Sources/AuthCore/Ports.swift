@@ -169,6 +169,16 @@ public protocol SignInStarter: Sendable {
     func startSignIn(profile: String, plan: SignInAgainPlan, inTerminal: Bool) async
 }
 
+/// Opens an address in the user's browser: how the daemon shows its sign-in page.
+public protocol BrowserOpener: Sendable {
+    /// Whether there is a browser to start at all (a desktop session's display, or `$BROWSER`):
+    /// a notice offers no sign-in that would open nothing.
+    var canOpen: Bool { get }
+    /// Starts the user's browser on `url` without waiting for it to close; false when no
+    /// browser could be started (no display, nothing installed).
+    func open(_ url: String) async -> Bool
+}
+
 /// The service manager's notification channel (`sd_notify` under systemd), behind a port so the
 /// supervisor can be tested without one.
 public protocol ServiceNotifier: Sendable {

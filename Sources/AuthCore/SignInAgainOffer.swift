@@ -16,8 +16,7 @@ public struct SignInAgainOffer: Sendable, Equatable {
         inTerminal = plan.needsTerminal(secondFactor: secondFactor)
     }
 
-    /// Whether the notice may offer to start it at all: only a plan authctl can carry out.
-    public func canBeStarted(profile: String) -> Bool {
-        plan.authctlArguments(profile: profile) != nil
-    }
+    /// Whether the notice may offer to start it at all: any plan but an anonymous user's, whom
+    /// nobody can sign in as again (authd's sign-in page asks how when nothing tells).
+    public var canBeStarted: Bool { plan != .anonymous }
 }

@@ -135,7 +135,7 @@ public enum SignInPageError: Error, Sendable, Equatable, CustomStringConvertible
         case .interrupted: return "That did not go through. Try again."
         case .refused(let message, _): return "The server refused: \(message.prefix(300))"
         case .secondFactorRejected: return "The second factor was refused, and you were signed out everywhere. Start again."
-        case .sessionEnded: return "You were signed out meanwhile. Start again."
+        case .sessionEnded: return "You were signed out, or another sign-in took your place, meanwhile. Start again."
         case .nothingOffered: return "This project offers no way of signing in that this page supports. Use 'authctl login'."
         }
     }

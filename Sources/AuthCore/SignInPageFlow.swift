@@ -32,11 +32,15 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
         /// Whether to offer adding a second factor to an account that has none (an app asked
         /// for `aal2`).
         public var offerEnrolment: Bool
+        /// The form to show first, when the project offers it (the way the account signed in
+        /// before); the page's own first step otherwise, and after "Sign in another way".
+        public var method: SignInPageMethod?
 
         /// Creates options.
-        public init(email: String? = nil, offerEnrolment: Bool = false) {
+        public init(email: String? = nil, offerEnrolment: Bool = false, method: SignInPageMethod? = nil) {
             self.email = email
             self.offerEnrolment = offerEnrolment
+            self.method = method
         }
     }
 
@@ -194,11 +198,14 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
         newPasswordDue = false
     }
 
-    /// Takes `settings` and shows the first form; a project that offers nothing ends the flow.
+    /// Takes `settings` and shows the first form (the one `options.method` names, when offered);
+    /// a project that offers nothing ends the flow.
     mutating func adopt(_ settings: ProjectSettings) {
         self.settings = settings
         if SignInPageMethod.offered(by: settings).isEmpty {
             finish(.failed(.nothingOffered))
+        } else if let method = options.method, method.hasForm, offered.contains(method) {
+            step = form(of: method)
         } else {
             step = firstStep
         }

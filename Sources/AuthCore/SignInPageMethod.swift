@@ -52,7 +52,16 @@ public enum SignInPageMethod: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The method's name, for logs.
+    /// The methods with a form of their own, which a page can be opened on.
+    public static let forms: [SignInPageMethod] = [.password, .emailCode, .phoneCode, .signUp, .forgotPassword, .singleSignOn]
+
+    /// The method with a form whose name (`description`) is `name`; nil for any other name.
+    public init?(form name: String) {
+        guard let method = Self.forms.first(where: { $0.description == name }) else { return nil }
+        self = method
+    }
+
+    /// The method's name, for logs and on the wire (`session.beginInteractiveSignIn`'s `method`).
     public var description: String {
         switch self {
         case .password: return "password"

@@ -5,10 +5,12 @@
 /// The rules (docs/sign-in-page.md, "Who gets in"):
 /// - every request names this server as its `Host` (`127.0.0.1:<port>`), which a page of another
 ///   site whose name was made to resolve to 127.0.0.1 (DNS rebinding) cannot;
-/// - the browser comes in through the URL the daemon opened, `/open/<secret>`. The secret
+/// - the browser comes in through the URL the daemon opened, `/sign-in/open/<secret>`. The secret
 ///   (256 bits) works once: it is exchanged for this page's cookie, `HttpOnly; SameSite=Strict`,
 ///   named for this page (`authd_page_<id>`) because browsers do not keep cookies apart by port,
-///   and a redirect to `/sign-in`, so that the secret leaves the address bar;
+///   and a redirect to `/sign-in`, so that the secret leaves the address bar. The link is under
+///   the cookie's path, so that a browser opening it again (the user clicked the printed link
+///   too) sends the cookie and is shown the page;
 /// - everything else needs that cookie, but for the return from an OAuth provider or SSO
 ///   (below); only its value counts, compared in constant time. Its path is the page's
 ///   (`/sign-in`), so that fewer requests carry it;
@@ -63,7 +65,7 @@ public struct SignInPageGate: Sendable, CustomStringConvertible, CustomReflectab
         self.actions = actions
         pagePath = actions.page
         cookieName = "authd_page_" + String(Self.secret(bytes: 8, using: &generator))
-        openPath = "/open/" + Self.secret(bytes: 32, using: &generator)
+        openPath = actions.page + "/open/" + Self.secret(bytes: 32, using: &generator)
         returnPath = actions.page + "/return/" + Self.secret(bytes: 32, using: &generator)
         cookieValue = Self.secret(bytes: 32, using: &generator)
     }
@@ -84,7 +86,7 @@ public struct SignInPageGate: Sendable, CustomStringConvertible, CustomReflectab
         let path = request.path
         switch request.method {
         case "GET":
-            if path.hasPrefix("/open/") { return .respond(enter(path, request)) }
+            if path.hasPrefix(pagePath + "/open/") { return .respond(enter(path, request)) }
             if Self.same(path, returnPath) {
                 guard let query = SignInPageForm.parse(request.query.utf8) else { return .respond(.refusal(400, Self.malformed)) }
                 return .returned(query)

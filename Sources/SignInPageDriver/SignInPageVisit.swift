@@ -24,6 +24,10 @@ public actor SignInPageVisit {
     private var random = SystemRandomNumberGenerator()
     private let ending: AsyncStream<SignInPageEnd>.Continuation
     private var endSaid = false
+    /// An app cancelled the page while an operation was out: it ends once that outcome is in.
+    private var cancelWhenIdle = false
+    /// Whether the visit is over: its last end was said, and no new sign-in starts on it.
+    private var isOver = false
 
     /// The URL to open in the user's browser: good once.
     public nonisolated let openURL: String
@@ -58,10 +62,34 @@ public actor SignInPageVisit {
     /// When the visit expires unless it has ended: the owner calls `expireIfDue()` then.
     public var expiresAt: Date { flow.expiresAt }
 
-    /// Ends the visit if it has outlived its time (with no operation out), and says so.
-    public func expireIfDue() {
+    /// Ends the visit if it has outlived its time (with no operation out), and says so; a
+    /// failed sign-in left on its page ends the visit at that time too. True once the visit is over.
+    @discardableResult
+    public func expireIfDue() -> Bool {
         flow.expireIfDue(now: clock.now())
         sayIfEnded()
+        if !isOver, endSaid, clock.now() >= flow.expiresAt { endVisit() }
+        return isOver
+    }
+
+    /// Ends the page as its "Cancel" does, for an app that no longer wants the sign-in; true
+    /// when it was still under way. An operation already out is waited for (its outcome may be a
+    /// session taken, which stays), and nothing is handed out after it.
+    public func cancel() -> Bool {
+        guard !isOver else { return false }
+        if flow.hasEnded {
+            // A failed sign-in waiting for "Start again": the visit ends here, cancelled.
+            ending.yield(.cancelled(signedInAs: nil))
+            endVisit()
+            return true
+        }
+        if flow.isBusy {
+            cancelWhenIdle = true
+        } else {
+            _ = flow.handle(.cancel, now: clock.now())
+            sayIfEnded()
+        }
+        return true
     }
 
     /// The answer to `request`.
@@ -81,11 +109,11 @@ public actor SignInPageVisit {
             switch SignInPageFormReader.meaning(path: path, form: form, step: flow.step, actions: gate.actions) {
             case .action(let action):
                 await run(flow.handle(action, now: clock.now()), returned: nil)
-            case .startAgain:
+            case .startAgain where !isOver:
                 flow = SignInPageFlow(startedAt: clock.now(), options: options)
                 endSaid = false
                 await start()
-            case .nothing:
+            case .startAgain, .nothing:
                 break
             }
             if case .atProvider = flow.step, !flow.isBusy {
@@ -108,9 +136,15 @@ public actor SignInPageVisit {
         var next = transition
         var query = returned
         while case .next(let request?) = next {
-            let outcome = await operations.perform(request.operation, returnURL: gate.returnURL, returned: query)
+            // Cancelled meanwhile: what the flow hands out next is not carried out.
+            let outcome = cancelWhenIdle ? .failed(.interrupted)
+                : await operations.perform(request.operation, returnURL: gate.returnURL, returned: query)
             query = nil
             next = flow.complete(request.ticket, with: outcome, now: clock.now())
+        }
+        if cancelWhenIdle {
+            cancelWhenIdle = false
+            _ = flow.handle(.cancel, now: clock.now())
         }
         sayIfEnded()
     }
@@ -121,6 +155,12 @@ public actor SignInPageVisit {
         endSaid = true
         ending.yield(end)
         if case .failed = end { return }
+        endVisit()
+    }
+
+    /// The visit is over: `ends` finishes, and no new sign-in starts on it.
+    private func endVisit() {
+        isOver = true
         ending.finish()
     }
 }

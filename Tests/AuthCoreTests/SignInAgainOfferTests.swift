@@ -17,19 +17,23 @@ import Testing
         let plain = SignInAgainOffer(reason: .sessionEnded(code: "refresh_token_not_found"), ended: github)
         #expect(plain.plan == .browser(provider: "github"))
         #expect(!plain.inTerminal)
-        #expect(plain.canBeStarted(profile: "default"))
+        #expect(plain.canBeStarted)
         // The sign-out was for lack of a second factor, or the account has one: its code is typed.
         #expect(SignInAgainOffer(reason: .secondFactorRequired(serverCode: "insufficient_aal"), ended: github).inTerminal)
         let withFactor = Self.ended(amr: ["oauth"], claims: #""app_metadata":{"provider":"github"}"#, factors: [FactorSummary(id: "f", type: "totp")])
         #expect(SignInAgainOffer(reason: .sessionEnded(code: "refresh_token_not_found"), ended: withFactor).inTerminal)
     }
 
-    @Test func aPasswordSignInRunsInATerminalAndNothingKnownCannotBeStarted() {
+    @Test func aPasswordSignInAsksForWhatItTypesAndOnlyAnAnonymousUserCannotBeStarted() {
         let password = SignInAgainOffer(reason: .sessionEnded(code: "session_expired"), ended: Self.ended(amr: ["password"], claims: #""email":"a@example.com""#))
         #expect(password.plan == .password(.email("a@example.com")))
-        #expect(password.inTerminal && password.canBeStarted(profile: "work"))
+        #expect(password.inTerminal && password.canBeStarted)
+        // Nothing tells how: the sign-in page asks.
         let unknown = SignInAgainOffer(reason: .sessionEnded(code: "session_expired"), ended: nil)
         #expect(unknown.plan == .unknown)
-        #expect(!unknown.canBeStarted(profile: "default"))
+        #expect(unknown.canBeStarted)
+        let anonymous = SignInAgainOffer(reason: .sessionEnded(code: "session_expired"), ended: Self.ended(amr: ["anonymous"], claims: #""is_anonymous":true"#))
+        #expect(anonymous.plan == .anonymous)
+        #expect(!anonymous.canBeStarted)
     }
 }

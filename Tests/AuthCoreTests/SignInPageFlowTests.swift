@@ -36,6 +36,23 @@ import Testing
         #expect(Page.flow(ProjectSettings(signUpDisabled: true, anonymousSignInsEnabled: true)).step == .finished(.failed(.nothingOffered)))
     }
 
+    /// An app (or the "sign in again" notice) opens the page on the form the account used, with
+    /// its address: when the project offers that form. "Sign in another way" leads to the first page.
+    @Test func thePageOpensOnTheFormAskedForWhenTheProjectOffersIt() {
+        var flow = Page.flow(options: .init(email: "ada@example.com", method: .emailCode))
+        #expect(flow.step == .requestCode(.email, address: "ada@example.com"))
+        #expect(flow.show(.chooseAnother) == .next(nil))
+        #expect(flow.step == .password(email: "ada@example.com"))
+        #expect(Page.flow(options: .init(method: .singleSignOn)).step == .singleSignOn(domain: ""))
+        #expect(Page.flow(options: .init(method: .signUp)).step == .signUp(email: ""))
+        // Not offered: the page's own first form, as without a hint.
+        #expect(Page.flow(ProjectSettings(emailEnabled: true), options: .init(method: .phoneCode)).step == .password(email: ""))
+        #expect(Page.flow(ProjectSettings(emailEnabled: true, signUpDisabled: true), options: .init(method: .signUp)).step == .password(email: ""))
+        // The forms are named on the wire as in logs; a button is no form to open on.
+        #expect(SignInPageMethod.forms.map(\.description) == ["password", "email_code", "phone_code", "sign_up", "forgot_password", "sso"])
+        #expect(SignInPageMethod(form: "sso") == .singleSignOn && SignInPageMethod(form: "anonymous") == nil && SignInPageMethod(form: "provider(github)") == nil)
+    }
+
     /// A project with texted codes and a provider: the form and the button are each reachable
     /// from the first page, and "Sign in another way" leads back to it.
     @Test func withoutAPasswordFormEveryWayIsOneStepFromTheFirstPage() throws {

@@ -221,7 +221,7 @@ import Testing
             (Page.refusal("something_new", status: 400, message: "Something new happened"), .refused(message: "Something new happened", code: "something_new"),
              "The server refused: Something new happened"),
             (.failed(.browser(.expired)), .browserFailed(detail: "it was not completed in time."), "The browser sign-in failed: it was not completed in time."),
-            (.failed(.sessionEnded), .sessionEnded, "You were signed out meanwhile. Start again."),
+            (.failed(.sessionEnded), .sessionEnded, "You were signed out, or another sign-in took your place, meanwhile. Start again."),
             (Page.refusal("email_address_not_authorized", status: 400, message: "Email address \"ada@example.com\" cannot be used as it is not authorized"),
              .addressNotAuthorized,
              "This project can send email only to its own team's addresses for now. Sign in another way, or ask the project's owner."),

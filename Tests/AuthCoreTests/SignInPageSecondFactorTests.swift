@@ -148,7 +148,7 @@ import Testing
         var flow = start
         try flow.report(Page.refusal("session_not_found", status: 403), for: try #require(next))
         #expect(flow.step == .finished(.failed(.sessionEnded)))
-        #expect(flow.screen().errorMessage == "You were signed out meanwhile. Start again.")
+        #expect(flow.screen().errorMessage == "You were signed out, or another sign-in took your place, meanwhile. Start again.")
         var replaced = start
         try replaced.report(.failed(.sessionEnded), for: try #require(next))
         #expect(replaced.step == .finished(.failed(.sessionEnded)))
