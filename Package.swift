@@ -115,6 +115,9 @@ let package = Package(
         // The daemon's parts, wired to ports only: session driver, method table, supervisor.
         .target(name: "AuthDaemon", dependencies: [
             "AuthCore", "AuthProtocol", "AuthSocketServer", "FoundationGaps",
+            // The sign-in page's visits (the page, its gate and flow), served through SignInPage's
+            // listener port: the server itself (SwiftNIO) is the program's to start.
+            "SignInPage", "SignInPageDriver",
             external("Logging", "swift-log"),
             external("ServiceLifecycle", "swift-service-lifecycle"),
             // SHA-256 for PKCE challenges and nonces (already built for the development server),
@@ -147,7 +150,7 @@ let package = Package(
         .target(name: "AuthdClient", dependencies: ["AuthProtocol", "BlockingCalls", "FoundationGaps"]),
         .executableTarget(name: "authd", dependencies: [
             "AuthctlCommands", "AuthConfig", "AuthCore", "AuthDaemon", "AuthProtocol", "AuthSocketServer", "FoundationGaps",
-            "GoTrue", "Keyring", "SystemIntegration",
+            "GoTrue", "Keyring", "SignInPageServer", "SystemIntegration",
             external("ArgumentParser", "swift-argument-parser"),
             external("Logging", "swift-log"),
             external("NIOCore", "swift-nio"),
@@ -158,7 +161,7 @@ let package = Package(
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         // The whole command-line tool, run inside the authd executable (see Sources/authd/main.swift).
         .target(name: "AuthctlCommands", dependencies: [
-            "AuthdClient", "AuthProtocol", "AuthConfig", "CQRencode", "FoundationGaps",
+            "AuthdClient", "AuthProtocol", "AuthConfig", "AuthCore", "CQRencode", "FoundationGaps",
             external("ArgumentParser", "swift-argument-parser"),
         ]),
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server. Kept
@@ -218,6 +221,9 @@ let package = Package(
         .testTarget(name: "KeyringTests", dependencies: ["Keyring", "AuthCore", "AuthTestSupport"]),
         .testTarget(name: "AuthDaemonTests", dependencies: [
             "AuthDaemon", "AuthdClient", "AuthTestSupport", "AuthCore", "AuthProtocol", "AuthSocketServer",
+            // The sign-in page served for real, on 127.0.0.1, by interactive sign-ins, and a
+            // browser's requests to it over real TCP.
+            "SignInPage", "SignInPageServer", external("NIOPosix", "swift-nio"),
             external("Logging", "swift-log"),
             external("NIOCore", "swift-nio"),
             external("NIOEmbedded", "swift-nio"),

@@ -111,9 +111,10 @@ public struct AccountOperations: Sendable {
     /// Changes the signed-in user; the summary kept with the session follows and subscribers
     /// are told `USER_UPDATED`. Returns once the session serves a token that states the change
     /// (`SessionDriver.userUpdated`: a refresh first, for an anonymous user given an email);
-    /// when none can be had, the change is made all the same and the failure says so.
-    public func updateUser(_ changes: UserChanges) async -> Result<UserRecord, AccountFailure> {
-        let result = await withServerCallToken { token throws(ServerFailure) in try await api.updateUser(accessToken: token, changes) }
+    /// when none can be had, the change is made all the same and the failure says so. With
+    /// `user`, only that user's session is changed (`withServerCallToken`).
+    public func updateUser(_ changes: UserChanges, ofUser user: String? = nil) async -> Result<UserRecord, AccountFailure> {
+        let result = await withServerCallToken(ofUser: user) { token throws(ServerFailure) in try await api.updateUser(accessToken: token, changes) }
         guard case .success(let record) = result else { return result }
         logger.info("user updated", metadata: ["user.changed": "\(changes)"])
         if case .failure(let failure) = await session.userUpdated(record.summary) {
@@ -144,9 +145,18 @@ public struct AccountOperations: Sendable {
         }
     }
 
-    /// Runs `call` with an access token valid for `ServerCallToken.minimumValidity` more.
-    func withServerCallToken<T: Sendable>(_ call: @Sendable (String) async throws(ServerFailure) -> T) async -> Result<T, AccountFailure> {
-        switch await session.token(validFor: ServerCallToken.minimumValidity) {
+    /// Runs `call` with an access token valid for `ServerCallToken.minimumValidity` more; with
+    /// `user`, only with a token of that user's session (a sign-in page's calls on the session
+    /// it signed in), else it fails as `notSignedIn(.replaced)`.
+    func withServerCallToken<T: Sendable>(ofUser user: String? = nil,
+                                          _ call: @Sendable (String) async throws(ServerFailure) -> T) async -> Result<T, AccountFailure> {
+        let answer: Result<IssuedToken, TokenFailure>
+        if let user {
+            answer = await session.token(validFor: ServerCallToken.minimumValidity, ofUser: user)
+        } else {
+            answer = await session.token(validFor: ServerCallToken.minimumValidity)
+        }
+        switch answer {
         case .failure(let failure): return .failure(.session(failure))
         case .success(let token):
             do { return .success(try await call(token.accessToken)) } catch { return .failure(.server(error)) }

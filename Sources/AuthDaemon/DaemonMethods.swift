@@ -5,7 +5,7 @@ import FoundationEssentials
 
 /// The handlers of every method in `Methods`.
 enum DaemonMethods {
-    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha", "claims", "reauthenticate", "mfa", "anonymous", "session_take_over", "email_links", "identities", "sso"]
+    static let capabilities = ["password", "events", "profiles", "sign_up", "otp", "id_token", "oauth_pkce", "user", "captcha", "claims", "reauthenticate", "mfa", "anonymous", "session_take_over", "email_links", "identities", "sso", "interactive_sign_in"]
 
     /// The answer to `session.token` for `token` at `now`.
     static func tokenResult(_ token: IssuedToken, now: Date) -> Methods.Token.Result {
@@ -127,6 +127,7 @@ enum DaemonMethods {
         registerSecondFactorMethods(&table, registry: registry)
         registerAnonymousAndTakeOverMethods(&table, registry: registry)
         registerIdentityAndSSOMethods(&table, registry: registry)
+        registerInteractiveSignInMethods(&table, registry: registry)
         return table
     }
 

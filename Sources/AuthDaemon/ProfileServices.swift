@@ -1,10 +1,13 @@
+import AuthCore
 import AuthProtocol
+import FoundationEssentials
 import ServiceLifecycle
+import SignInPage
 import Synchronization
 
 /// Everything the daemon runs for one profile: the session's life (`SessionDriver`), the calls
-/// to the server on the user's behalf (`AccountOperations`) and the browser sign-ins
-/// (`BrowserSignIns`). Run as one service.
+/// to the server on the user's behalf (`AccountOperations`), the browser sign-ins
+/// (`BrowserSignIns`) and authd's own sign-in pages (`InteractiveSignIns`). Run as one service.
 public struct ProfileServices: Service, CustomStringConvertible {
     /// The session's life.
     public let session: SessionDriver
@@ -12,6 +15,8 @@ public struct ProfileServices: Service, CustomStringConvertible {
     public let accounts: AccountOperations
     /// Browser sign-ins with PKCE.
     public let browser: BrowserSignIns
+    /// authd's own sign-in pages in the user's browser.
+    public let pages: InteractiveSignIns
     /// The access token's claims, checked against the project's published keys.
     public let claims: ClaimsReader
     /// `daemon.checkServer`, with calls sharing one request and a recent answer reused.
@@ -26,21 +31,31 @@ public struct ProfileServices: Service, CustomStringConvertible {
     /// start-up.
     public var description: String { "ProfileServices(\(profile))" }
 
-    /// Creates the services of `session`'s profile, with its server, clocks and logger.
-    public init(session: SessionDriver) {
+    /// Creates the services of `session`'s profile, with its server, clocks and logger; its
+    /// sign-in pages are served through `pages` and opened with `browserOpener` (none: this
+    /// daemon serves no page), and `signInAgain`, the starter the session's "sign in again"
+    /// notices use, is given them to open.
+    public init(session: SessionDriver, pages listening: (any SignInPageListening)? = nil, browserOpener: (any BrowserOpener)? = nil,
+                signInAgain: SignInAgainStarter? = nil) {
         self.session = session
         accounts = AccountOperations(session: session, api: session.api, server: session.server, clock: session.clock, logger: session.logger)
         browser = BrowserSignIns(accounts: accounts, api: session.api, clock: session.clock, monotonic: session.monotonic,
                                  logger: session.logger)
+        let host = URL(string: session.server)?.host ?? session.server
+        pages = InteractiveSignIns(project: SignInPageView.Project(name: session.profile, host: host), accounts: accounts, browser: browser,
+                                   listening: listening, opener: browserOpener)
+        signInAgain?.serve(pages)
         claims = ClaimsReader(api: session.api, clock: session.clock, logger: session.logger)
         serverCheck = ServerCheck(accounts: accounts, monotonic: session.monotonic)
     }
 
-    /// Runs the session and the browser sign-ins' timers until cancelled or a graceful shutdown.
+    /// Runs the session, the browser sign-ins' timers and the sign-in pages until cancelled or
+    /// a graceful shutdown.
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await session.run() }
             group.addTask { await browser.run() }
+            group.addTask { await pages.run() }
         }
     }
 }

@@ -6,8 +6,10 @@ extension SessionDriver {
     /// verification), with an access token valid as `VerificationRules.tokenValidity` says and
     /// with refreshes held back while it is out (`SessionMachine.holdRefreshes`); the session it
     /// answers is stored and served, and subscribers are told `MFA_CHALLENGE_VERIFIED`. One such
-    /// call at a time: a second waits for the first.
-    public func elevate(_ call: @Sendable (String) async throws(ServerFailure) -> SessionGrant) async -> Result<Void, AccountFailure> {
+    /// call at a time: a second waits for the first. With `user`, only that user's session is
+    /// raised: when another's is held, nothing is sent and it fails as `notSignedIn(.replaced)`.
+    public func elevate(ofUser user: String? = nil,
+                        _ call: @Sendable (String) async throws(ServerFailure) -> SessionGrant) async -> Result<Void, AccountFailure> {
         while elevating { await withCheckedContinuation { elevationWaiters.append($0) } }
         elevating = true
         defer {
@@ -18,6 +20,10 @@ extension SessionDriver {
         switch await holdRefreshesWithToken(validFor: VerificationRules.tokenValidity(hold: machine.hold, lifetime: machine.session?.lifetime)) {
         case .success(let token): held = token
         case .failure(let failure): return .failure(failure)
+        }
+        if let user, machine.session?.user.id != user {
+            apply(machine.releaseRefreshes(now: clock.now()))
+            return .failure(.session(.notSignedIn(.replaced)))
         }
         var grant: SessionGrant?
         var lastFailure: ServerFailure?

@@ -54,7 +54,7 @@ public actor SessionDriver: Service {
     private var nextRequest: UInt64 = 0
     private var subscribers: [UInt64: @Sendable (PublishedEvent) -> Void] = [:]
     /// The served token's claims, decoded once per token for every status and event.
-    private var assurances = TokenAssuranceMemo()
+    var assurances = TokenAssuranceMemo()
     var loadWaiters: [CheckedContinuation<Void, Never>] = []
     /// Whether an `elevate` call is out, and the ones waiting for it to finish.
     var elevating = false
@@ -260,11 +260,7 @@ public actor SessionDriver: Service {
                     if DesktopNoticeRule.notifies(reason) { notices?.tell(.sessionEnded(reason, ended: ended)) }
                 }
                 let message = StatusMapper.event(event, machine: machine, profile: profile, server: server) { self.assurances.assurance(of: $0) }
-                logger.debug("event", metadata: ["event.name": "\(message.event)"])
-                if !subscribers.isEmpty {
-                    let published = PublishedEvent(message)
-                    for send in subscribers.values { send(published) }
-                }
+                publishToSubscribers(message)
             case .answer(let id, let result):
                 answers.removeValue(forKey: id)?.resume(returning: result)
             case .armTimer(let deadline):
@@ -274,6 +270,14 @@ public actor SessionDriver: Service {
                 timer.cancel()
             }
         }
+    }
+
+    /// Sends `message` to every subscriber, encoded once for all.
+    func publishToSubscribers(_ message: AuthEventMessage) {
+        logger.debug("event", metadata: ["event.name": "\(message.event)"])
+        guard !subscribers.isEmpty else { return }
+        let published = PublishedEvent(message)
+        for send in subscribers.values { send(published) }
     }
 
     func makeRequestID() -> RequestID {

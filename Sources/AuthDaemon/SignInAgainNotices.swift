@@ -58,7 +58,7 @@ actor SignInAgainNotices {
                     let number = nextNotice
                     withdrawals[number] = withdrawal
                     let (notice, profile) = (notice, profile)
-                    let starter = offer.canBeStarted(profile: profile) ? starter : nil
+                    let starter = offer.canBeStarted ? starter : nil
                     group.addTask {
                         await Self.offerSignIn(notice, starter: starter, profile: profile, reason: reason, offer: offer, until: signedInAgain)
                         await self.noticeEnded(number)

@@ -1,3 +1,4 @@
+import AuthCore
 import AuthdClient
 import AuthProtocol
 import FoundationEssentials
@@ -125,21 +126,12 @@ struct BrowserSignIn {
     }
 }
 
-/// Opens a URL the way desktop tools do: each command in `$BROWSER` (colon-separated, `%s` for
-/// the URL), else `xdg-open`.
+/// Opens a URL the way desktop tools do (`BrowserCommand`: each command in `$BROWSER`, else
+/// `xdg-open`).
 enum BrowserLauncher {
     /// Starts the browser without waiting for it; false when no command could be started.
     static func open(_ url: String) -> Bool {
-        let browser = ProcessInfo.processInfo.environment["BROWSER"].map { $0.split(separator: ":").map(String.init) } ?? []
-        for command in browser + ["xdg-open"] where !command.isEmpty {
-            let program = command.split(separator: " ").first.map(String.init) ?? command
-            let line = command.contains("%s") ? command.replacing("%s", with: "\"$1\"") : "\(command) \"$1\""
-            // The shell checks that the program exists, then leaves it running in the background:
-            // browsers (and xdg-open) may stay up for as long as the user browses.
-            let script = "command -v \(program) >/dev/null 2>&1 || exit 127; \(line) </dev/null >/dev/null 2>&1 &"
-            if run(["/bin/sh", "-c", script, "sh", url]) == 0 { return true }
-        }
-        return false
+        BrowserCommand.candidates(for: url, environment: ProcessInfo.processInfo.environment).contains { run($0) == 0 }
     }
 
     /// Runs `arguments` with standard streams on /dev/null and returns its exit status. Plain

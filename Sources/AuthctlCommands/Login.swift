@@ -1,18 +1,24 @@
 import ArgumentParser
+import AuthCore
 import AuthdClient
 import AuthProtocol
 import FoundationEssentials
 import Glibc
 import FoundationGaps
 
-/// `authctl login`: every way of signing in. Email + password by default; `--otp` for a one-time
-/// code by email or SMS; `--provider` for a browser sign-in with PKCE, or with `--id-token-file`
-/// for an ID token the caller already holds; `--anonymous` for a new anonymous user;
-/// `--with-session` to take over a session an app kept.
+/// `authctl login`: every way of signing in. With nothing to say how, authd's own sign-in page
+/// in the browser (`--web`), or questions on the terminal where no browser can be shown;
+/// `--email` for email + password; `--otp` for a one-time code by email or SMS; `--provider`
+/// for a browser sign-in with PKCE, or with `--id-token-file` for an ID token the caller
+/// already holds; `--anonymous` for a new anonymous user; `--with-session` to take over a
+/// session an app kept.
 struct Login: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Sign in (password, one-time code, ID token or browser).",
+        abstract: "Sign in (in the browser, or with a password, a one-time code or an ID token).",
         discussion: """
+        authctl login                                authd's sign-in page in your browser, every way the project offers; \
+        without a desktop session, asks for the email and then the password or a code on the terminal
+        authctl login --web [--email E]              authd's sign-in page, even without a desktop session (--no-browser prints its address)
         authctl login --email E                      email + password (asked without echo, or --password-stdin)
         authctl login --otp --email E | --phone P    a one-time code sent by email or SMS, then entered here
         authctl login --provider google              browser sign-in with PKCE; --no-browser prints the URL instead
@@ -73,8 +79,11 @@ struct Login: ParsableCommand {
 
     @OptionGroup var browser: BrowserFlowOptions
 
-    @Flag(name: .customLong("no-browser"), help: "With --provider, --sso or --sso-provider: print the URL instead of opening a browser (SSH, headless).")
+    @Flag(name: .customLong("no-browser"), help: "With --web, --provider, --sso or --sso-provider: print the URL instead of opening a browser (SSH, headless).")
     var noBrowser = false
+
+    @Flag(help: "Sign in on authd's own page in the browser, every way the project offers (what 'authctl login' alone does on a desktop); --email fills it in.")
+    var web = false
 
     @Flag(help: "With --otp --email: sign in by opening the emailed link on this computer instead of typing the code.")
     var link = false
@@ -104,12 +113,21 @@ struct Login: ParsableCommand {
                 (/proc/PID/cmdline). Put it in a file only you can read and pass --access-token-file FILE ('-' for standard input)
                 """)
         }
-        let comesBack = provider != nil || sso != nil || ssoProvider != nil || link
+        let comesBack = provider != nil || sso != nil || ssoProvider != nil || link || onPage
+        if web, provider != nil || sso != nil || ssoProvider != nil || phone != nil || otp || anonymous || withSession || passwordStdin
+                   || idTokenFile != nil || captcha.file != nil || browser.areSet {
+            throw ValidationError("--web opens the sign-in page, where you choose how: give it at most --email and --no-browser")
+        }
         if provider == nil, idTokenFile != nil || accessTokenFile != nil || nonce != nil || scopes != nil {
             throw ValidationError("--id-token-file, --nonce, --access-token-file and --scopes need --provider")
         }
         if !comesBack, browser.areSet || noBrowser {
-            throw ValidationError("--no-browser, --redirect-url and --timeout need --provider, --sso, --sso-provider or --link")
+            throw ValidationError("--no-browser, --redirect-url and --timeout need --web, --provider, --sso, --sso-provider or --link")
+        }
+        if isInteractive {
+            if passwordStdin { throw ValidationError("--password-stdin needs --email: the password goes with an address") }
+            if createUser || sendOnly || codeStdin { throw ValidationError("--create-user, --send-only and --code-stdin need --otp") }
+            return
         }
         if sso != nil || ssoProvider != nil {
             if sso != nil && ssoProvider != nil { throw ValidationError("give either --sso or --sso-provider") }
@@ -158,6 +176,8 @@ struct Login: ParsableCommand {
             if anonymous {
                 status = try connection.call(Methods.SignInAnonymously.self,
                                              .init(profile: global.profile, captchaToken: try captcha.token(for: connection)), timeout: 60)
+            } else if isInteractive {
+                status = try signInInteractively(connection)
             } else if withSession {
                 status = try connection.call(Methods.SignInWithRefreshToken.self,
                                              .init(profile: global.profile, refreshToken: try Self.handedOverRefreshToken()), timeout: 60)
@@ -216,6 +236,27 @@ struct Login: ParsableCommand {
             // Signed in at aal1 with a second factor left to verify (or no longer signed in): the exit status says so.
             if let failure = second.failure { throw failure }
         }
+    }
+
+    /// Whether nothing says how to sign in (or `--web` says the page): authd's sign-in page, or
+    /// the terminal's questions.
+    private var isInteractive: Bool {
+        web || (email == nil && phone == nil && !otp && provider == nil && sso == nil && ssoProvider == nil && !anonymous && !withSession && !link
+                && idTokenFile == nil)
+    }
+
+    /// Whether the sign-in happens on authd's page: asked for, or a browser can be shown here.
+    private var onPage: Bool {
+        isInteractive && (web || noBrowser || BrowserCommand.hasBrowser(environment: ProcessInfo.processInfo.environment))
+    }
+
+    /// The sign-in page in the browser where one can be shown, else the terminal's questions.
+    private func signInInteractively(_ connection: AuthdConnection) throws -> SessionStatus {
+        if onPage {
+            return try PageSignIn(connection: connection, profile: global.profile, email: email, method: email == nil ? nil : "password",
+                                  openBrowser: !noBrowser).run()
+        }
+        return try TerminalSignIn(connection: connection, profile: global.profile, captchaToken: try captcha.token(for: connection)).run()
     }
 
     /// What the user must do about the app's copy once authd holds its session. The take-over

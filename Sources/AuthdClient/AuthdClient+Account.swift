@@ -160,7 +160,7 @@ extension AuthdClient {
     }
 
     /// One request on the client's connection; a minute covers the server's own timeout.
-    private func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters, timeout: TimeInterval = 120) async throws(AuthdError) -> M.Result {
+    func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters, timeout: TimeInterval = 120) async throws(AuthdError) -> M.Result {
         let link = self.link
         return try await lane.run { () throws(AuthdError) in try link.call(method, parameters, timeout: timeout) }
     }

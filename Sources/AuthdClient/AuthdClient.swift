@@ -19,7 +19,7 @@ import Synchronization
 public final class AuthdClient: Sendable {
     /// The profile this client asks about; nil means authd's default profile.
     public let profile: String?
-    private let greeter: DaemonGreeter
+    let greeter: DaemonGreeter
     let lane: BlockingLane
     let link: DaemonLink
     private let lastHello: HelloRecord

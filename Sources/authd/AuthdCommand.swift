@@ -11,6 +11,7 @@ import Keyring
 import Logging
 import NIOCore
 import ServiceLifecycle
+import SignInPageServer
 import SystemIntegration
 #if canImport(Glibc)
 import Glibc
@@ -114,13 +115,23 @@ struct AuthdCommand: AsyncParsableCommand {
 
         var policy = RefreshPolicy()
         policy.fixedLead = refreshLead ?? configuration.refreshLead
-        let drivers = configuration.profiles.map { profile in
+        // The sign-in pages: a server on 127.0.0.1 per page, opened in the browser the desktop
+        // session's display shows (the environment taken after socket activation's variables
+        // were unset, so that no child sees them).
+        let browserOpener = DesktopBrowserOpener()
+        let pageServers = LoopbackSignInPageListening()
+        let starters = configuration.profiles.map { _ in
+            SignInAgainStarter(browserSignIn: AuthctlSignInStarter(logger: logger), opener: browserOpener)
+        }
+        let drivers = zip(configuration.profiles, starters).map { profile, starter in
             SessionDriver(profile: profile.name, server: profile.url.absoluteString, store: store,
                           api: GoTrueClient(projectURL: profile.url, anonKey: profile.anonKey, clientInfo: "authd/\(AuthdVersion.string)"),
                           notice: configuration.signInNotices ? DesktopSignOutNotice(logger: logger) : nil,
-                          signInStarter: AuthctlSignInStarter(logger: logger), policy: policy, logger: logger)
+                          signInStarter: starter, policy: policy, logger: logger)
         }
-        let profiles = drivers.map { ProfileServices(session: $0) }
+        let profiles = zip(drivers, starters).map { driver, starter in
+            ProfileServices(session: driver, pages: pageServers, browserOpener: browserOpener, signInAgain: starter)
+        }
         let registry = ProfileRegistry(profiles: profiles, defaultProfile: configuration.defaultProfile)
         let apps = AppAccessGate(policies: Dictionary(uniqueKeysWithValues: configuration.profiles.map { ($0.name, $0.access) }),
                                  file: AppDecisionFile(path: AppDecisionFile.defaultPath(environment: environment)),

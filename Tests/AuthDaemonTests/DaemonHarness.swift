@@ -7,6 +7,7 @@ import AuthTestSupport
 import Foundation
 import Logging
 import ServiceLifecycle
+import SignInPage
 import Synchronization
 
 /// An in-process daemon on a real Unix socket, with a fake GoTrue and an in-memory store.
@@ -24,15 +25,19 @@ struct DaemonHarness: Sendable {
 
     /// Runs `body` against a daemon serving profile "default" on `path`; everything stops when it
     /// returns.
+    /// Sign-in pages are served through `pages` and opened with `browserOpener` (none: this
+    /// daemon serves none), on the clocks given.
     static func run(api: FakeGoTrue = FakeGoTrue(), store: InMemorySessionStore = InMemorySessionStore(),
                     limits: ConnectionLimits = ConnectionLimits(), at path: String = newSocketPath(),
+                    pages: (any SignInPageListening)? = nil, browserOpener: (any BrowserOpener)? = nil,
+                    clock: any WallClock = SystemClock(), monotonic: any MonotonicClock = SystemMonotonicClock(),
                     onConnectionClosed: (@Sendable (ConnectionContext) -> Void)? = nil,
                     _ body: @Sendable (DaemonHarness) async throws -> Void) async throws {
         let directory = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent)
         let logger = Logger(label: "authd-test")
-        let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: api,
+        let driver = SessionDriver(profile: "default", server: "https://example.test", store: store, api: api, clock: clock, monotonic: monotonic,
                                    policy: RefreshPolicy(jitterFraction: 0), logger: logger)
-        let profile = ProfileServices(session: driver)
+        let profile = ProfileServices(session: driver, pages: pages, browserOpener: browserOpener)
         let dispatcher = RequestDispatcher(registry: ProfileRegistry(profiles: [profile], defaultProfile: "default"), logger: logger)
         let handler: any SocketRequestHandler = onConnectionClosed.map { ObservedHandler(inner: dispatcher, closed: $0) } ?? dispatcher
         let server = UnixSocketServer(path: path, handler: handler, logger: logger, limits: limits)

@@ -28,7 +28,8 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         /// until an email is given to it.
         var userID = "user-1"
         var anonymous = false
-        var user: UserSummary { UserSummary(id: userID, email: email, isAnonymous: anonymous) }
+        var verifiedFactors: [FactorSummary] = []
+        var user: UserSummary { UserSummary(id: userID, email: email, verifiedFactors: verifiedFactors, isAnonymous: anonymous) }
         var factorCalls: [String] = []
         var verifyDelay: Duration = .zero
         var refreshesDuringVerify = 0
@@ -42,6 +43,16 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
 
     /// Creates a fake whose tokens live `lifetime` seconds.
     public init(lifetime: Int = 3600) { state.withLock { $0.lifetime = lifetime } }
+
+    /// The user the next sessions are of (with `a@example.com`'s password still the one taken).
+    public func setUser(id: String, email: String?, verifiedFactors: [FactorSummary] = []) {
+        state.withLock { state in
+            state.userID = id
+            state.email = email
+            state.verifiedFactors = verifiedFactors
+            state.anonymous = false
+        }
+    }
 
     /// The next refreshes fail with these, in order.
     public func failNextRefreshes(_ failures: [ServerFailure]) { state.withLock { $0.refreshFailures = failures } }

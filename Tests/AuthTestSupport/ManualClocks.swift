@@ -41,3 +41,86 @@ public final class InertTimer: RefreshTimer {
     /// Forgets the deadline.
     public func cancel() { armed.withLock { $0 = nil } }
 }
+
+/// A monotonic clock whose time is the test's: it moves only by `advance`, and a `sleep` returns
+/// once the clock has been moved past its end (or throws `CancellationError` when its task is
+/// cancelled first). `waitForSleepers` lets a test advance only once the waits it means have
+/// begun, so that "nothing happened yet" and "now it happened" are both exact, with no real time
+/// in between.
+public final class SteppingMonotonicClock: MonotonicClock {
+    private struct Sleeper {
+        var until: TimeInterval
+        var continuation: CheckedContinuation<Void, any Error>?
+    }
+
+    private struct State {
+        var now: TimeInterval = 0
+        var sleepers: [UInt64: Sleeper] = [:]
+        var cancelled: Set<UInt64> = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Starts at 0.
+    public init() {}
+
+    /// Seconds since the origin.
+    public func seconds() -> TimeInterval { state.withLock { $0.now } }
+
+    /// How many sleeps are waiting now.
+    public var sleepers: Int { state.withLock { $0.sleepers.count } }
+
+    /// Returns once the clock has been advanced by `seconds` from now.
+    public func sleep(for seconds: TimeInterval) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            state.sleepers[state.nextID] = Sleeper(until: state.now + max(0, seconds))
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = state.withLock { state -> Result<Void, any Error>? in
+                    if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
+                    guard let sleeper = state.sleepers[id] else { return .success(()) }
+                    if sleeper.until <= state.now {
+                        state.sleepers[id] = nil
+                        return .success(())
+                    }
+                    state.sleepers[id]?.continuation = continuation
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let waiting = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                guard let sleeper = state.sleepers.removeValue(forKey: id) else { return nil }
+                if sleeper.continuation == nil { state.cancelled.insert(id) }
+                return sleeper.continuation
+            }
+            waiting?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves the clock forward; every sleep whose end it passes returns.
+    public func advance(by seconds: TimeInterval) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            state.now += seconds
+            let due = state.sleepers.filter { $0.value.until <= state.now && $0.value.continuation != nil }
+            for id in due.keys { state.sleepers[id] = nil }
+            return due.values.compactMap(\.continuation)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// Waits until at least `count` sleeps are waiting; false when they were not within
+    /// `timeout` seconds of real time (a bound that only ends a failing test).
+    public func waitForSleepers(_ count: Int, timeout: TimeInterval = 30) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(timeout))
+        while state.withLock({ $0.sleepers.values.filter { $0.continuation != nil }.count }) < count {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+}

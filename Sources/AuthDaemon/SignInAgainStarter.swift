@@ -1,0 +1,66 @@
+import AuthCore
+import Synchronization
+
+/// Starts the sign-in chosen on a "sign in again" notice. One that asks the user for something
+/// (a password, a code, a second factor, or a way to sign in when nothing tells) opens authd's
+/// sign-in page in the user's browser, on the form the account used and with its address filled
+/// in, rather than a terminal window; a browser sign-in alone (a provider, SSO) is started by
+/// `browserSignIn` (`authctl login --provider`, straight to the provider).
+public final class SignInAgainStarter: SignInStarter {
+    private let browserSignIn: (any SignInStarter)?
+    private let opener: (any BrowserOpener)?
+    /// The profile's pages, given by `ProfileServices` once they exist (the session driver,
+    /// which holds the notices, is made before them).
+    private let pages = Mutex<InteractiveSignIns?>(nil)
+
+    /// A starter opening pages with `opener`, and starting a browser sign-in alone with `browserSignIn`.
+    public init(browserSignIn: (any SignInStarter)?, opener: (any BrowserOpener)?) {
+        self.browserSignIn = browserSignIn
+        self.opener = opener
+    }
+
+    /// Opens the sign-ins of the notice on `pages` from now on.
+    func serve(_ pages: InteractiveSignIns) {
+        self.pages.withLock { $0 = pages }
+    }
+
+    /// Whether the page can be opened (a browser to open it in), or the browser sign-in started.
+    public func canStart(_ plan: SignInAgainPlan, inTerminal: Bool) -> Bool {
+        if Self.opensPage(plan, asks: inTerminal) { return pages.withLock { $0 } != nil && opener?.canOpen == true }
+        return browserSignIn?.canStart(plan, inTerminal: inTerminal) ?? false
+    }
+
+    /// Opens the page (or starts the browser sign-in) and returns once it has ended.
+    public func startSignIn(profile: String, plan: SignInAgainPlan, inTerminal: Bool) async {
+        guard Self.opensPage(plan, asks: inTerminal) else {
+            await browserSignIn?.startSignIn(profile: profile, plan: plan, inTerminal: inTerminal)
+            return
+        }
+        guard let pages = pages.withLock({ $0 }),
+              case .success(let begun) = await pages.begin(Self.options(for: plan), owner: "sign-in again notice", openBrowser: true) else { return }
+        // No browser came up: nobody would see the page.
+        guard begun.browserOpened else {
+            _ = await pages.cancel(begun.flowID)
+            return
+        }
+        _ = await pages.wait(for: begun.flowID)
+    }
+
+    /// Whether `plan` is signed in on the page: whenever the user must type something.
+    static func opensPage(_ plan: SignInAgainPlan, asks: Bool) -> Bool {
+        switch plan {
+        case .browser, .singleSignOn: return asks
+        case .password, .code, .unknown, .anonymous: return true
+        }
+    }
+
+    /// The page's first form and filled-in address for `plan`: the way the account signed in.
+    static func options(for plan: SignInAgainPlan) -> SignInPageFlow.Options {
+        switch plan {
+        case .password(.email(let email)): return SignInPageFlow.Options(email: email, method: .password)
+        case .code(.email(let email)): return SignInPageFlow.Options(email: email, method: .emailCode)
+        case .password(.phone), .code(.phone): return SignInPageFlow.Options(method: .phoneCode)
+        case .browser, .singleSignOn, .unknown, .anonymous: return SignInPageFlow.Options()
+        }
+    }
+}

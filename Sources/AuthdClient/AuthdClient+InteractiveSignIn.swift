@@ -1,0 +1,94 @@
+import AuthProtocol
+import BlockingCalls
+import FoundationEssentials
+import Synchronization
+
+/// authd's own sign-in page, for an app without sign-in forms of its own: one call opens it in
+/// the user's browser and returns once the user has signed in there (the page offers every way
+/// the project allows, and a second factor when the account has one).
+extension AuthdClient {
+    /// Opens the sign-in page in the user's browser and waits until the user has signed in:
+    /// the status then (the session is `SIGNED_IN` on the event stream too). `method` is the form
+    /// to show first (`InteractiveSignInMethod.names`), `email` fills in the address. Throws
+    /// `.browserSignInFailed` when the page failed, was cancelled, or was left open longer than
+    /// it lives. Cancelling the task closes the page. With `openBrowser: false` authd does not
+    /// start the browser: `opened` gets the address to open (good once), as it does whenever
+    /// authd could not start a browser itself.
+    public func signInInteractively(method: String? = nil, email: String? = nil, openBrowser: Bool = true,
+                                    opened: (@Sendable (Methods.BeginInteractiveSignIn.Result) -> Void)? = nil) async throws(AuthdError) -> SessionStatus {
+        let page = try await beginInteractiveSignIn(method: method, email: email, openBrowser: openBrowser)
+        opened?(page)
+        do {
+            return try await waitForInteractiveSignIn(page.flowID)
+        } catch {
+            // Given up on (the task cancelled, authd gone): the page must not stay open for nobody.
+            if Task.isCancelled || error == .timedOut { _ = try? await cancelInteractiveSignIn(page.flowID) }
+            throw error
+        }
+    }
+
+    /// Opens a sign-in page (`session.beginInteractiveSignIn`); wait for it with
+    /// `waitForInteractiveSignIn`, close it with `cancelInteractiveSignIn`.
+    public func beginInteractiveSignIn(method: String? = nil, email: String? = nil,
+                                       openBrowser: Bool = true) async throws(AuthdError) -> Methods.BeginInteractiveSignIn.Result {
+        try await call(Methods.BeginInteractiveSignIn.self, .init(profile: profile, method: method, email: email, openBrowser: openBrowser))
+    }
+
+    /// Waits until page `flowID`'s sign-in ends: the status once signed in, else the error.
+    /// The wait has a connection and a thread of its own, so that the client's other calls
+    /// (tokens) go on meanwhile; cancelling the task ends it at once, as `.daemonUnavailable`.
+    public func waitForInteractiveSignIn(_ flowID: String) async throws(AuthdError) -> SessionStatus {
+        let (greeter, parameters) = (self.greeter, InteractiveSignInParameters(profile: profile, flowID: flowID))
+        let wait = InterruptibleWait()
+        let lane = BlockingLane(name: "authd-sign-in")
+        let result = await withTaskCancellationHandler {
+            await lane.run { () -> Result<SessionStatus, AuthdError> in
+                Result { () throws(AuthdError) -> SessionStatus in
+                    let (connection, _) = try greeter.open()
+                    defer { connection.close() }
+                    guard wait.begin(on: connection) else { throw .daemonUnavailable("the wait for the sign-in page was cancelled") }
+                    // A page lives ten minutes; a little longer here, for authd to say it expired.
+                    return try connection.call(Methods.WaitForInteractiveSignIn.self, parameters, timeout: 630)
+                }
+            }
+        } onCancel: {
+            wait.interrupt()
+        }
+        return try result.get()
+    }
+
+    /// Closes page `flowID`, as its "Cancel" does; false when it had ended already.
+    @discardableResult
+    public func cancelInteractiveSignIn(_ flowID: String) async throws(AuthdError) -> Bool {
+        try await call(Methods.CancelInteractiveSignIn.self, .init(profile: profile, flowID: flowID)).cancelled
+    }
+}
+
+/// A blocking wait on a connection of its own that another thread can end: `interrupt` before
+/// the wait has begun makes `begin` refuse, after it shuts the connection down.
+private final class InterruptibleWait: Sendable {
+    private enum State {
+        case idle
+        case waiting(AuthdConnection)
+        case interrupted
+    }
+
+    private let state = Mutex(State.idle)
+
+    /// Records `connection` as the one to interrupt; false when interrupted already.
+    func begin(on connection: AuthdConnection) -> Bool {
+        state.withLock { state in
+            guard case .idle = state else { return false }
+            state = .waiting(connection)
+            return true
+        }
+    }
+
+    /// Ends the wait: now, or as soon as it begins.
+    func interrupt() {
+        state.withLock { state in
+            if case .waiting(let connection) = state { connection.interruptForStop() }
+            state = .interrupted
+        }
+    }
+}
