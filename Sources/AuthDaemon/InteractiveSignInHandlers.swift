@@ -9,7 +9,7 @@ extension DaemonMethods {
         table.register(Methods.BeginInteractiveSignIn.self, for: .profileUsers) { parameters, connection throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
             // `validate()` has let through only the forms there are, and a plausible address.
-            let options = SignInPageFlow.Options(email: ParameterRules.shortText(parameters.email),
+            let options = SignInPageFlow.Options(email: ParameterRules.shortText(parameters.email), offerEnrolment: parameters.aal == "aal2",
                                                  method: parameters.method.flatMap(SignInPageMethod.init(form:)))
             switch await profile.pages.begin(options, owner: connection.client.app, openBrowser: parameters.openBrowser ?? true) {
             case .success(let begun):

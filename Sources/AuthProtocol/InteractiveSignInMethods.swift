@@ -22,14 +22,19 @@ extension Methods {
             /// Whether authd opens the browser (the default). `false`: the caller opens `url`
             /// itself (a sandboxed app through its portal, a terminal that prints it).
             public var openBrowser: Bool?
+            /// `aal2` for an app that needs a session raised with a second factor: the page then
+            /// offers to add one to an account that has none (an account that has one is always
+            /// asked for it). `aal1`, or absent, offers nothing more.
+            public var aal: String?
             /// Creates parameters.
-            public init(profile: String? = nil, method: String? = nil, email: String? = nil, openBrowser: Bool? = nil) {
+            public init(profile: String? = nil, method: String? = nil, email: String? = nil, openBrowser: Bool? = nil, aal: String? = nil) {
                 self.profile = profile
                 self.method = method
                 self.email = email
                 self.openBrowser = openBrowser
+                self.aal = aal
             }
-            enum CodingKeys: String, CodingKey { case profile, method, email, openBrowser = "open_browser" }
+            enum CodingKeys: String, CodingKey { case profile, method, email, openBrowser = "open_browser", aal }
         }
         /// The page.
         public struct Result: Codable, Sendable, Equatable {

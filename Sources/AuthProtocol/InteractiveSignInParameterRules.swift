@@ -5,10 +5,12 @@ extension Methods.BeginInteractiveSignIn.Parameters: ValidatedParameters {
     /// The longest email address taken (RFC 5321's path limit).
     public static let maximumEmailLength = 254
 
-    /// `method`, when given, names a form of the page (`InteractiveSignInMethod.names`); `email`
+    /// `aal`, when given, is `aal1` or `aal2`; `method` names a form of the page
+    /// (`InteractiveSignInMethod.names`); `email`
     /// is a plausible address, at most `maximumEmailLength` characters and without control
     /// characters: it is written into the page's field.
     public func validate() throws(RPCErrorObject) {
+        if let aal, !["aal1", "aal2"].contains(aal) { throw ParameterRules.invalid("'aal' must be aal1 or aal2") }
         if let method, !InteractiveSignInMethod.names.contains(method) {
             throw ParameterRules.invalid("'method' must be one of \(InteractiveSignInMethod.names.joined(separator: ", "))")
         }

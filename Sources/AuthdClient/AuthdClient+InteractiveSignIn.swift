@@ -9,14 +9,15 @@ import Synchronization
 extension AuthdClient {
     /// Opens the sign-in page in the user's browser and waits until the user has signed in:
     /// the status then (the session is `SIGNED_IN` on the event stream too). `method` is the form
-    /// to show first (`InteractiveSignInMethod.names`), `email` fills in the address. Throws
+    /// to show first (`InteractiveSignInMethod.names`), `email` fills in the address; `aal:
+    /// "aal2"` has the page offer a second factor to an account that has none. Throws
     /// `.browserSignInFailed` when the page failed, was cancelled, or was left open longer than
     /// it lives. Cancelling the task closes the page. With `openBrowser: false` authd does not
     /// start the browser: `opened` gets the address to open (good once), as it does whenever
     /// authd could not start a browser itself.
-    public func signInInteractively(method: String? = nil, email: String? = nil, openBrowser: Bool = true,
+    public func signInInteractively(method: String? = nil, email: String? = nil, aal: String? = nil, openBrowser: Bool = true,
                                     opened: (@Sendable (Methods.BeginInteractiveSignIn.Result) -> Void)? = nil) async throws(AuthdError) -> SessionStatus {
-        let page = try await beginInteractiveSignIn(method: method, email: email, openBrowser: openBrowser)
+        let page = try await beginInteractiveSignIn(method: method, email: email, aal: aal, openBrowser: openBrowser)
         opened?(page)
         do {
             return try await waitForInteractiveSignIn(page.flowID)
@@ -29,9 +30,9 @@ extension AuthdClient {
 
     /// Opens a sign-in page (`session.beginInteractiveSignIn`); wait for it with
     /// `waitForInteractiveSignIn`, close it with `cancelInteractiveSignIn`.
-    public func beginInteractiveSignIn(method: String? = nil, email: String? = nil,
+    public func beginInteractiveSignIn(method: String? = nil, email: String? = nil, aal: String? = nil,
                                        openBrowser: Bool = true) async throws(AuthdError) -> Methods.BeginInteractiveSignIn.Result {
-        try await call(Methods.BeginInteractiveSignIn.self, .init(profile: profile, method: method, email: email, openBrowser: openBrowser))
+        try await call(Methods.BeginInteractiveSignIn.self, .init(profile: profile, method: method, email: email, openBrowser: openBrowser, aal: aal))
     }
 
     /// Waits until page `flowID`'s sign-in ends: the status once signed in, else the error.

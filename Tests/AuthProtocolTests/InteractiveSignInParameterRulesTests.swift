@@ -10,6 +10,8 @@ import Testing
             (Methods.BeginInteractiveSignIn.Parameters(), nil),
             (Methods.BeginInteractiveSignIn.Parameters(method: "sign_up", email: "  a@example.com "), nil),
             (Methods.BeginInteractiveSignIn.Parameters(email: " "), nil),
+            (Methods.BeginInteractiveSignIn.Parameters(aal: "aal2"), nil),
+            (Methods.BeginInteractiveSignIn.Parameters(aal: "aal3"), "invalid params: 'aal' must be aal1 or aal2"),
             (Methods.BeginInteractiveSignIn.Parameters(method: "github"), "invalid params: 'method' must be one of \(forms)"),
             (Methods.BeginInteractiveSignIn.Parameters(method: "anonymous"), "invalid params: 'method' must be one of \(forms)"),
             (Methods.BeginInteractiveSignIn.Parameters(email: "not an address"),
