@@ -14,6 +14,7 @@ enum ExitStatus: Int32 {
     case keyringUnavailable = 7
     case browserSignInFailed = 8
     case mfaRequired = 9
+    case usage = 64
 }
 
 /// An error that prints one line on stderr and exits with a documented code.

@@ -256,6 +256,10 @@ struct Login: ParsableCommand {
             return try PageSignIn(connection: connection, profile: global.profile, email: email, method: email == nil ? nil : "password",
                                   openBrowser: !noBrowser).run()
         }
+        guard SecretReader.hasTerminal else {
+            throw Failure("no desktop session to open the sign-in page in and no terminal to ask on: give --email ADDRESS (with --password-stdin), or --web to print the sign-in page's address",
+                          .usage)
+        }
         return try TerminalSignIn(connection: connection, profile: global.profile, captchaToken: try captcha.token(for: connection)).run()
     }
 

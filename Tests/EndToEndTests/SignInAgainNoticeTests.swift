@@ -4,9 +4,9 @@ import Testing
 
 /// The "sign in again" notice through the real daemon: a session the server revoked brings a
 /// desktop notification (to a stand-in notification server on a D-Bus of the daemon's own), its
-/// "Sign in" action runs `authctl login` in a terminal (a stand-in running it on a real
-/// pseudo-terminal, where the user types the password), and a notice answered by signing in
-/// some other way is withdrawn.
+/// "Sign in" action opens authd's sign-in page in the browser (a stand-in browser, started as
+/// the daemon's `$BROWSER`, where the user types the password into the form the page opened on,
+/// its address filled in), and a notice answered by signing in some other way is withdrawn.
 @Suite(.enabled(if: KeyringAvailability.shouldRun, "needs a Secret Service: run under scripts/with-private-keyring"))
 struct SignInAgainNoticeTests {
     @Test func aRevokedSessionIsToldOnTheDesktopAndSignsInAgainFromTheNotice() async throws {
@@ -31,13 +31,15 @@ struct SignInAgainNoticeTests {
         #expect(shown.summary == "Sign in again to '\(stack.profile)'" && shown.actions == ["sign-in", "Sign in"])
         #expect(shown.body.contains("(refresh_token_not_found)") && shown.body.contains("authctl login --profile \(stack.profile) --email \(email)"))
 
-        // "Sign in": authctl login runs in the terminal, where the password is typed.
+        // "Sign in": the page opens in the browser, on the password form with the address in it.
         notifications.click("sign-in", on: shown.id)
         let signedIn = try await offPool {
             waitUntil(timeout: 30) { (try? stack.statusJSON())?["state"] as? String == "signed_in" }
         }
-        #expect(signedIn, "\(started.terminalLog())")
-        #expect(started.terminalLog().contains("Signed in as \(email)"))
+        #expect(signedIn, "\(started.browserLog())")
+        // The browser shows its last page after the sign-in it made has ended.
+        let pageShown = try await offPool { waitUntil(timeout: 30) { started.browserLog().contains("You are signed in") } }
+        #expect(pageShown, "\(started.browserLog())")
 
         // Revoked again; this time the user signs in from a terminal of their own: the notice goes.
         try await offPool {
@@ -56,27 +58,22 @@ struct SignInAgainNoticeTests {
 
     /// authd for `stack`'s profile on a private D-Bus of its own (with its own keyring, by
     /// `scripts/with-private-keyring`), so that the stand-in notification server there is seen
-    /// by no other test's daemon; `x-terminal-emulator` on its PATH is the terminal stand-in.
-    static func startOnABusOfItsOwn(_ stack: Stack, email: String, password: String) throws -> (busAddress: String, pid: Int32, terminalLog: @Sendable () -> String) {
+    /// by no other test's daemon; its `$BROWSER` is the stand-in browser, which types the
+    /// password into the page's password form only if the page filled in `email` there.
+    static func startOnABusOfItsOwn(_ stack: Stack, email: String, password: String) throws -> (busAddress: String, pid: Int32, browserLog: @Sendable () -> String) {
         try stack.startDevServer(lifetime: 3600)
         try stack.signUp(email: email, password: password)
-        let bin = stack.directory.appendingPathComponent("bin")
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
         let passwordFile = try stack.file("typed-password", contents: password + "\n")
-        let log = stack.directory.appendingPathComponent("terminal.log").path
-        // Quotes each argument for script(1)'s -c, then types the password on the pseudo-terminal.
-        let terminal = try stack.script("x-terminal-emulator", """
-            [ "$1" = -e ] && shift
-            quoted=""
-            for argument in "$@"; do quoted="$quoted '$(printf %s "$argument" | sed "s/'/'\\\\\\\\''/g")'"; done
-            (sleep 1; cat '\(passwordFile)'; sleep 1; echo) | script -qec "$quoted" /dev/null >> '\(log)' 2>&1
+        let log = stack.directory.appendingPathComponent("browser.log").path
+        let browser = try stack.script("browser", """
+            exec "\(Binaries.repositoryRoot.appendingPathComponent("Tests/EndToEndTests/Helpers/sign-in-page-browser.py").path)" "$1" \\
+                --password-file '\(passwordFile)' --expect-email '\(email)' > '\(log)' 2>&1
             """)
-        try FileManager.default.moveItem(atPath: terminal, toPath: bin.appendingPathComponent("x-terminal-emulator").path)
         let busFile = stack.directory.appendingPathComponent("bus").path
         let pidFile = stack.directory.appendingPathComponent("authd.pid").path
         var environment = stack.environment
-        environment["PATH"] = bin.path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        // A desktop's display (nothing opens on it: the terminal stand-in needs none).
+        environment["BROWSER"] = browser
+        // A desktop's display (nothing opens on it: the stand-in browser needs none).
         environment["DISPLAY"] = ":99"
         environment["AUTHD_PRIVATE_BUS_STARTED"] = nil
         environment["DBUS_SESSION_BUS_ADDRESS"] = nil

@@ -5,6 +5,9 @@ opens the link as a browser does (the cookie kept by its path, redirects followe
 page's forms, and submits the one its arguments ask for, with the headers a browser sends.
 
     sign-in-page-browser.py URL --email E --password-file F    signs in with email and password
+    sign-in-page-browser.py URL --expect-email E --password-file F
+                                                                the same, only if the page opened on
+                                                                the password form with E filled in
     sign-in-page-browser.py URL --cancel                        presses Cancel
 
 The page it ends on (its heading and text) goes to standard output; the exit status is 0 when
@@ -58,6 +61,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
     parser.add_argument("--email")
+    parser.add_argument("--expect-email")
     parser.add_argument("--password-file")
     parser.add_argument("--cancel", action="store_true")
     parser.add_argument("--timeout", type=float, default=60)
@@ -91,8 +95,11 @@ def main():
             form = page.form("/cancel")
         elif arguments.password_file and page.form("/password"):
             form = page.form("/password")
+            if arguments.expect_email is not None and form["fields"].get("email") != arguments.expect_email:
+                print("the password form's email is %r, not %r" % (form["fields"].get("email"), arguments.expect_email))
+                sys.exit(1)
             with open(arguments.password_file) as secret:
-                form["fields"].update(email=arguments.email, password=secret.read().strip())
+                form["fields"].update(email=arguments.email or arguments.expect_email, password=secret.read().strip())
         else:
             break
         page = fetch(origin + form["action"], form["fields"])
