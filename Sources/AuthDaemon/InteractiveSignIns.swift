@@ -92,6 +92,8 @@ public actor InteractiveSignIns: Service {
                 }
             }
         }
+        // No page opens from now on (`begin` says authd stops), and each one still waited for is told.
+        openedSink.finish()
         for waiter in waiters.withLock({ $0.takeAll() }) { waiter.resume(returning: .stopped) }
     }
 
@@ -116,8 +118,13 @@ public actor InteractiveSignIns: Service {
         let operations = SignInPageSessionOperations(accounts: accounts, browser: browser, flowID: flowID)
         let visit = SignInPageVisit(port: listener.port, project: project, options: options, clock: accounts.session.clock,
                                     operations: operations)
+        if case .terminated = openedSink.yield(Opened(flowID: flowID, visit: visit, listener: listener)) {
+            // `run()` has ended: authd stops, and nobody would serve or close the page.
+            listener.close()
+            book.close(flowID)
+            return .failure(.unavailable("authd is stopping"))
+        }
         visits[flowID] = visit
-        openedSink.yield(Opened(flowID: flowID, visit: visit, listener: listener))
         let browserOpened = openBrowser ? await opener?.open(visit.openURL) ?? false : false
         logger.info("sign-in page opened", metadata: ["sign_in_page.flow": "\(flowID)", "sign_in_page.port": "\(listener.port)",
                                                       "client.app": "\(owner)", "browser.opened": "\(browserOpened)"])

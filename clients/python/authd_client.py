@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 import warnings
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 __all__ = [
     "PROTOCOL_VERSION", "connect", "Client", "Token", "Event", "AuthdError", "NotSignedIn", "Offline",
@@ -164,9 +164,14 @@ class Event:
     status: dict
     """The profile's state after the change, as ``authctl status --json`` shows it."""
     reason: Optional[str] = None
-    """For SIGNED_OUT, why; for REFRESH_FAILING, the trouble."""
+    """For SIGNED_OUT, why; for REFRESH_FAILING, the trouble; for INTERACTIVE_SIGN_IN_ENDED, how the
+    sign-in page ended (``signed_in``, ``cancelled``, ``expired``, ``failed``)."""
     after_reconnect: bool = False
     """True for the INITIAL_SESSION that follows a reconnect: events may have been missed meanwhile."""
+    flow_id: Optional[str] = None
+    """For INTERACTIVE_SIGN_IN_ENDED, the page that ended (``begin_interactive_sign_in``'s ``flow_id``)."""
+    message: Optional[str] = None
+    """For INTERACTIVE_SIGN_IN_ENDED with reason ``failed``, why, in plain words."""
 
 
 def socket_path(environ=os.environ) -> str:
@@ -500,6 +505,83 @@ class Client:
         """Removes a factor (a verified one only from an aal2 session)."""
         return self._call("mfa.unenroll", self._params(factor_id=factor_id), 120)
 
+    # authd's own sign-in page, for an app without sign-in forms of its own: authd serves it on
+    # 127.0.0.1 and opens it in the user's browser; it offers every way the project allows, and a
+    # second factor when the account has one. How a page ends that did not sign in is a Rejected
+    # whose ``reason`` says how: ``sign_in_cancelled``, ``sign_in_failed`` or ``flow_expired``.
+
+    def sign_in_interactively(self, method: Optional[str] = None, email: Optional[str] = None, aal: Optional[str] = None,
+                              open_browser: bool = True, opened: Optional[Callable[[dict], Any]] = None) -> dict:
+        """Opens the sign-in page in the user's browser and waits until the user has signed in there;
+        returns the status then (``SIGNED_IN`` comes on the event stream too). Up to ten minutes.
+
+        ``method`` is the form shown first (``password``, ``email_code``, ``phone_code``, ``sign_up``,
+        ``forgot_password``, ``sso``), ``email`` fills in the address, ``aal="aal2"`` has the page
+        offer a second factor to an account that has none. ``opened(page)`` gets
+        ``begin_interactive_sign_in``'s answer before the wait: when ``page["browser_opened"]`` is
+        false (``open_browser=False``, or authd could not start a browser) it must hand
+        ``page["url"]`` to the user's browser, or show it ("if your browser did not open, visit …");
+        the address opens the page once and is for nobody else (never log it). Without ``opened``,
+        a page authd could not open is cancelled and Rejected (``sign_in_failed``) is raised.
+
+        Any exception while waiting (KeyboardInterrupt included, or one ``opened`` raised) cancels
+        the page before it propagates, so that no page stays open for nobody.
+        Raises Rejected (``sign_in_cancelled``, ``sign_in_failed``, ``flow_expired``), TimedOut,
+        DaemonUnavailable, AccessDenied.
+        """
+        if not open_browser and opened is None:
+            raise ValueError("sign_in_interactively(open_browser=False) needs opened= to hand the page's address to the user's browser")
+        page = self.begin_interactive_sign_in(method=method, email=email, aal=aal, open_browser=open_browser)
+        try:
+            if opened is not None:
+                opened(page)
+            elif not page.get("browser_opened"):
+                raise Rejected("authd could not start a browser on its sign-in page (its environment has no display or $BROWSER), "
+                               "and nothing was given to show the page's address: pass opened=, or sign in with "
+                               "'authctl login --email ADDRESS'", "sign_in_failed")
+            # A little longer than the page lives, for authd to say that it expired.
+            return self._wait_for_page(page["flow_id"], page.get("expires_in", 600) + 30)
+        except BaseException:
+            # Given up on (interrupted, or authd gone): the page must not stay open for nobody. A
+            # page that ended already answers cancelled: false.
+            try:
+                self._call("session.cancelInteractiveSignIn", self._params(flow_id=page["flow_id"]), 15)
+            except AuthdError:
+                pass
+            raise
+
+    def begin_interactive_sign_in(self, method: Optional[str] = None, email: Optional[str] = None, aal: Optional[str] = None,
+                                  open_browser: bool = True) -> dict:
+        """Opens a sign-in page (see ``sign_in_interactively``): ``flow_id`` (not a secret), ``url``
+        (opens the page once: hand it only to the user's browser), ``expires_in`` (seconds) and
+        ``browser_opened`` (whether authd started the browser; never with ``open_browser=False``).
+        Wait for it with ``wait_for_interactive_sign_in``, close it with ``cancel_interactive_sign_in``."""
+        params = self._params(method=method, email=email, open_browser=open_browser, aal=aal)
+        return self._call("session.beginInteractiveSignIn", params, 120)
+
+    def wait_for_interactive_sign_in(self, flow_id: str) -> dict:
+        """Waits until page ``flow_id``'s sign-in ends (up to its ten minutes): the status once signed
+        in, else Rejected (``sign_in_cancelled``, ``sign_in_failed``, ``flow_expired``); at once when
+        it has ended already. The wait has a connection of its own, so that another thread may use
+        this client meanwhile (for tokens, or to cancel the page)."""
+        return self._wait_for_page(flow_id, 630)
+
+    def cancel_interactive_sign_in(self, flow_id: str) -> bool:
+        """Closes page ``flow_id``, as its Cancel button does (its waiter gets ``sign_in_cancelled``);
+        False when it had ended already. A session it signed in stays."""
+        return bool(self._call("session.cancelInteractiveSignIn", self._params(flow_id=flow_id), 120)["cancelled"])
+
+    def _wait_for_page(self, flow_id: str, timeout: float) -> dict:
+        # Not on the request connection: the wait would hold it for minutes, and a wait given up
+        # on is ended by closing its connection, which authd takes as the waiter gone.
+        connection = None
+        try:
+            connection = _Connection(self.path, self.client_name)
+            return connection.call("session.waitForInteractiveSignIn", self._params(flow_id=flow_id), timeout)
+        finally:
+            if connection is not None:
+                connection.close()
+
     def events(self) -> Iterator[Event]:
         """The profile's events, INITIAL_SESSION first, until the generator is closed.
 
@@ -568,7 +650,8 @@ class _EventStream:
                     if params is None:
                         break
                     yield Event(name=params.get("event", ""), profile=params.get("profile", ""), status=params.get("status", {}),
-                                reason=params.get("reason"), after_reconnect=reconnected and first)
+                                reason=params.get("reason"), after_reconnect=reconnected and first,
+                                flow_id=params.get("flow_id"), message=params.get("message"))
                     first = False
             except (DaemonUnavailable, TimedOut):
                 if not subscribed_once and not self._closed:

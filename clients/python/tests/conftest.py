@@ -82,11 +82,15 @@ class Stack:
     def authctl(self, *args, input=None):
         return subprocess.run([_binary("authctl"), *args], env=self.env, input=input, capture_output=True, text=True, timeout=60)
 
-    def sign_up_and_in(self, email: str, password: str):
+    def sign_up(self, email: str, password: str):
+        """Creates the account on the development server directly; authd stays signed out."""
         body = json.dumps({"email": email, "password": password}).encode()
         request = urllib.request.Request(self.url + "/auth/v1/signup", data=body, method="POST",
                                          headers={"Content-Type": "application/json", "apikey": ANON_KEY})
         urllib.request.urlopen(request, timeout=10).read()
+
+    def sign_up_and_in(self, email: str, password: str):
+        self.sign_up(email, password)
         login = self.authctl("login", "--email", email, "--password-stdin", input=password + "\n")
         assert login.returncode == 0, login.stderr
 

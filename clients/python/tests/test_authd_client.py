@@ -3,8 +3,10 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -221,17 +223,21 @@ def _fixture(name):
 
 
 def golden_daemon(path):
-    """A stand-in daemon on ``path`` answering from the golden fixtures: hello, a token for a
-    ``session.token`` with ``min_validity`` 60, the not-signed-in error for anything else. Returns
-    the requests it read (filled as they come) and its listener, to close. The C tests use it too."""
+    """A stand-in daemon on ``path`` answering from the golden fixtures, on every connection: hello,
+    a token for a ``session.token`` with ``min_validity`` 60, the sign-in page's three methods (a
+    wait answers the golden status), a subscription followed by the golden INTERACTIVE_SIGN_IN_ENDED,
+    the not-signed-in error for anything else. Returns the requests it read (filled as they come)
+    and its listener, to close. The C tests use it too."""
     json = __import__("json")
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(path)
-    listener.listen(1)
+    listener.listen(4)
     requests = []
+    results = {"session.beginInteractiveSignIn": "result-interactive-sign-in-begin",
+               "session.cancelInteractiveSignIn": "result-interactive-sign-in-cancel",
+               "session.waitForInteractiveSignIn": "result-status", "events.subscribe": "result-subscribe"}
 
-    def serve():
-        connection, _ = listener.accept()
+    def serve(connection):
         with connection, connection.makefile("rwb") as stream:
             for line in stream:
                 request = json.loads(line)
@@ -240,12 +246,24 @@ def golden_daemon(path):
                     answer = {"jsonrpc": "2.0", "id": request["id"], "result": _fixture("result-hello")["result"]}
                 elif request["method"] == "session.token" and request["params"].get("min_validity") == 60:
                     answer = dict(_fixture("result-token"), id=request["id"])
+                elif request["method"] in results:
+                    answer = {"jsonrpc": "2.0", "id": request["id"], "result": _fixture(results[request["method"]])["result"]}
                 else:
                     answer = dict(_fixture("error-not-signed-in"), id=request["id"])
                 stream.write((json.dumps(answer) + "\n").encode())
+                if request["method"] == "events.subscribe":
+                    stream.write((json.dumps(_fixture("event-interactive-sign-in-ended")) + "\n").encode())
                 stream.flush()
 
-    threading.Thread(target=serve, daemon=True).start()
+    def accept():
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return  # closed
+            threading.Thread(target=serve, args=(connection,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
     return requests, listener
 
 
@@ -360,3 +378,240 @@ def test_typed_calls_sign_in_anonymously_keep_the_user_and_take_over_an_apps_ses
     assert refused.value.exit_status == 5
     assert client.status()["state"] == "signed_in"
     assert app_session["refresh_token"] not in stack.output()
+
+
+# authd's own sign-in page. A scripted stand-in for the user's browser walks it (shared with the
+# Swift end-to-end tests): given the page's address, or as authd's $BROWSER.
+BROWSER = pathlib.Path(__file__).resolve().parents[3] / "Tests/EndToEndTests/Helpers/sign-in-page-browser.py"
+
+
+def _password_file(stack, password):
+    """A file holding ``password``, for the stand-in browser (never on a command line)."""
+    path = stack.directory / "password"
+    path.write_text(password + "\n")
+    os.chmod(path, 0o600)
+    return str(path)
+
+
+def _browse(url, *args, wait=True):
+    """The stand-in browser on ``url``: its run (``wait``), or its process."""
+    argv = [sys.executable, str(BROWSER), url, *args]
+    if wait:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+class _Events:
+    """A client's events, read on a thread of their own, for the test to wait for."""
+
+    def __init__(self, client):
+        self.stream, self.seen = client.events(), []
+
+        def follow():
+            for event in self.stream:
+                self.seen.append(event)
+
+        self.reader = threading.Thread(target=follow, daemon=True)
+        self.reader.start()
+        wait_for(lambda: any(event.name == "INITIAL_SESSION" for event in self.seen))
+
+    def pages_ended(self):
+        """The INTERACTIVE_SIGN_IN_ENDED events so far."""
+        return [event for event in self.seen if event.name == "INTERACTIVE_SIGN_IN_ENDED"]
+
+    def page_ended(self, flow_id):
+        """The INTERACTIVE_SIGN_IN_ENDED of page ``flow_id``, once it came."""
+        wait_for(lambda: any(event.flow_id == flow_id for event in self.pages_ended()))
+        return next(event for event in self.pages_ended() if event.flow_id == flow_id)
+
+    def close(self):
+        self.stream.close()
+        self.reader.join(5)
+
+
+def test_a_sign_in_on_the_page_answers_the_wait_which_leaves_the_client_free(stack):
+    stack.start_daemon()
+    email, password = "py-page@example.com", "py-page-password"
+    stack.sign_up(email, password)
+    client = authd_client.connect(socket_path=stack.socket)
+    events = _Events(client)
+    page = client.begin_interactive_sign_in(method="password", email=email, open_browser=False)
+    assert page["browser_opened"] is False and page["expires_in"] == 600 and page["url"].startswith("http://127.0.0.1:")
+    outcome = {}
+
+    def wait():
+        try:
+            outcome["status"] = client.wait_for_interactive_sign_in(page["flow_id"])
+        except authd_client.AuthdError as error:
+            outcome["error"] = error
+
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    # The wait holds a connection of its own: the client's other calls are answered meanwhile.
+    assert client.status()["state"] == "signed_out"
+    assert waiter.is_alive() and not outcome
+    browser = _browse(page["url"], "--email", email, "--password-file", _password_file(stack, password))
+    assert browser.returncode == 0, browser.stdout
+    waiter.join(60)
+    assert not waiter.is_alive() and "error" not in outcome, outcome
+    assert outcome["status"]["state"] == "signed_in" and outcome["status"]["user"]["email"] == email
+    ended = events.page_ended(page["flow_id"])
+    assert (ended.reason, ended.message, ended.status["state"]) == ("signed_in", None, "signed_in")
+    assert any(event.name == "SIGNED_IN" for event in events.seen)
+    events.close()
+    # An ended page is remembered a while: its wait answers at once, the cancel finds nothing open.
+    assert client.wait_for_interactive_sign_in(page["flow_id"])["state"] == "signed_in"
+    assert client.cancel_interactive_sign_in(page["flow_id"]) is False
+    assert password not in stack.output() and page["url"] not in stack.output()
+
+
+def test_sign_in_interactively_has_authd_open_the_browser(stack):
+    email, password = "py-browser@example.com", "py-browser-password"
+    # authd's environment names the stand-in as the user's browser, as a desktop session's would.
+    stack.env["BROWSER"] = f"{BROWSER} %s --email {email} --password-file {_password_file(stack, password)}"
+    stack.start_daemon()
+    stack.sign_up(email, password)
+    client = authd_client.connect(socket_path=stack.socket)
+    pages = []
+    status = client.sign_in_interactively(method="password", opened=pages.append)
+    assert [page["browser_opened"] for page in pages] == [True]
+    assert status["state"] == "signed_in" and status["user"]["email"] == email
+    assert client.token().value.count(".") == 2
+    assert password not in stack.output()
+
+
+def test_a_page_cancelled_on_the_page_is_rejected_as_cancelled(stack):
+    stack.start_daemon()
+    client = authd_client.connect(socket_path=stack.socket)
+    events = _Events(client)
+    browsers = []
+    with pytest.raises(authd_client.Rejected) as cancelled:
+        client.sign_in_interactively(open_browser=False, opened=lambda page: browsers.append((page, _browse(page["url"], "--cancel", wait=False))))
+    assert cancelled.value.reason == "sign_in_cancelled" and "cancelled on the page" in str(cancelled.value)
+    assert not isinstance(cancelled.value, authd_client.SignInRefused) and cancelled.value.exit_status == 1
+    page, browser = browsers[0]
+    assert browser.wait(60) == 0, browser.stdout.read()
+    assert events.page_ended(page["flow_id"]).reason == "cancelled"
+    events.close()
+    assert client.status()["state"] == "signed_out"
+
+
+def test_the_cancel_call_ends_a_wait_and_bad_parameters_are_refused(stack):
+    stack.start_daemon()
+    client = authd_client.connect(socket_path=stack.socket)
+    page = client.begin_interactive_sign_in(open_browser=False)
+    outcome = {}
+
+    def wait():
+        try:
+            outcome["status"] = client.wait_for_interactive_sign_in(page["flow_id"])
+        except authd_client.AuthdError as error:
+            outcome["error"] = error
+
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    # From another thread while the wait is out (or before it is: it then answers at once).
+    assert client.cancel_interactive_sign_in(page["flow_id"]) is True
+    waiter.join(30)
+    assert not waiter.is_alive() and "status" not in outcome
+    assert isinstance(outcome["error"], authd_client.Rejected) and outcome["error"].reason == "sign_in_cancelled"
+    assert client.cancel_interactive_sign_in(page["flow_id"]) is False
+
+    with pytest.raises(authd_client.Rejected, match="'method' must be one of password, email_code, phone_code, sign_up, "
+                                                    "forgot_password, sso") as bad:
+        client.begin_interactive_sign_in(method="magic-link", open_browser=False)
+    assert bad.value.reason is None
+    with pytest.raises(authd_client.Rejected, match="'aal' must be aal1 or aal2"):
+        client.begin_interactive_sign_in(aal="aal3", open_browser=False)
+    with pytest.raises(authd_client.Rejected, match="no sign-in page 'no-such-page'") as unknown:
+        client.wait_for_interactive_sign_in("no-such-page")
+    assert unknown.value.reason == "sign_in_failed"
+    with pytest.raises(ValueError, match="needs opened="):
+        client.sign_in_interactively(open_browser=False)
+
+
+_INTERRUPTED_SIGN_IN = """
+import sys, authd_client
+client = authd_client.connect(socket_path=sys.argv[1])
+try:
+    client.sign_in_interactively(open_browser=False, opened=lambda page: print("opened", page["flow_id"], flush=True))
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_a_sign_in_given_up_on_closes_its_page(stack):
+    stack.start_daemon()
+    client = authd_client.connect(socket_path=stack.socket)
+    events = _Events(client)
+    # Ctrl-C in an app waiting for the page (a real SIGINT, in a process of its own).
+    app = subprocess.Popen([sys.executable, "-c", _INTERRUPTED_SIGN_IN, stack.socket], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, env=stack.env)
+    try:
+        opened = app.stdout.readline().split()
+        assert opened[:1] == ["opened"], app.stderr.read()
+        app.send_signal(signal.SIGINT)
+        out, err = app.communicate(timeout=60)
+        assert (app.returncode, out) == (0, "interrupted\n"), err
+    finally:
+        if app.poll() is None:
+            app.kill()
+    flow_id = opened[1]
+    assert events.page_ended(flow_id).reason == "cancelled"
+    assert client.cancel_interactive_sign_in(flow_id) is False
+    with pytest.raises(authd_client.Rejected) as cancelled:
+        client.wait_for_interactive_sign_in(flow_id)
+    assert cancelled.value.reason == "sign_in_cancelled"
+
+    # Any exception while waiting does the same: here one the app's callback raised.
+    flows = []
+
+    def opened_then_failed(page):
+        flows.append(page["flow_id"])
+        raise RuntimeError("the app's window was closed")
+
+    with pytest.raises(RuntimeError, match="window was closed"):
+        client.sign_in_interactively(open_browser=False, opened=opened_then_failed)
+    assert events.page_ended(flows[0]).reason == "cancelled"
+    assert client.cancel_interactive_sign_in(flows[0]) is False
+    events.close()
+
+
+def test_a_page_no_browser_could_open_and_nobody_was_given_is_closed(stack):
+    # An authd with no display and no $BROWSER cannot start a browser.
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER"):
+        stack.env.pop(name, None)
+    stack.start_daemon()
+    client = authd_client.connect(socket_path=stack.socket)
+    events = _Events(client)
+    with pytest.raises(authd_client.Rejected, match="pass opened=") as failed:
+        client.sign_in_interactively(method="password")
+    assert failed.value.reason == "sign_in_failed"
+    wait_for(events.pages_ended)
+    assert [event.reason for event in events.pages_ended()] == ["cancelled"]
+    events.close()
+
+
+def test_the_golden_sign_in_page_requests_and_answers(tmp_path):
+    path = str(tmp_path / "fixtures.sock")
+    requests, listener = golden_daemon(path)
+    work = authd_client.connect(profile="work", socket_path=path)
+    page = work.begin_interactive_sign_in(method="email_code", email="a@example.com", open_browser=False)
+    assert page == _fixture("result-interactive-sign-in-begin")["result"]
+    assert work.cancel_interactive_sign_in(page["flow_id"]) is True
+    default = authd_client.connect(socket_path=path)
+    assert default.wait_for_interactive_sign_in(page["flow_id"]) == _fixture("result-status")["result"]
+    for method, name in (("session.beginInteractiveSignIn", "request-interactive-sign-in-begin"),
+                         ("session.cancelInteractiveSignIn", "request-interactive-sign-in-cancel"),
+                         ("session.waitForInteractiveSignIn", "request-interactive-sign-in-wait")):
+        expected = _fixture(name)
+        sent = next(request for request in requests if request["method"] == method)
+        assert dict(sent, id=expected["id"]) == expected, method
+    with default.events() as stream:
+        event = next(stream)
+    params = _fixture("event-interactive-sign-in-ended")["params"]
+    assert (event.name, event.flow_id, event.reason, event.message) == ("INTERACTIVE_SIGN_IN_ENDED", params["flow_id"], "failed", params["message"])
+    assert event.status == params["status"]
+    work.close()
+    default.close()
+    listener.close()
