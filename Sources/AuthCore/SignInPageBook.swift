@@ -75,6 +75,9 @@ public struct SignInPageBook: Sendable {
         pages.first { $0.id == id }?.firstEnd ?? closed.last { $0.id == id }?.end
     }
 
+    /// The app that opened page `id`, while it is open: the one app that may cancel it.
+    public func owner(of id: String) -> String? { pages.first { $0.id == id }?.owner }
+
     /// Whether page `id` is open (under way, or lingering after its end).
     public func isOpen(_ id: String) -> Bool { pages.contains { $0.id == id } }
 

@@ -34,9 +34,9 @@ extension DaemonMethods {
             }
         }
 
-        table.register(Methods.CancelInteractiveSignIn.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.CancelInteractiveSignIn.self, for: .profileUsers) { parameters, connection throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
-            return .init(cancelled: await profile.pages.cancel(parameters.flowID))
+            return .init(cancelled: await profile.pages.cancel(parameters.flowID, owner: connection.client.app))
         }
     }
 }

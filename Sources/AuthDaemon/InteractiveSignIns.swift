@@ -146,9 +146,10 @@ public actor InteractiveSignIns: Service {
         }
     }
 
-    /// Cancels page `flowID` as its "Cancel" does; false when it is not under way.
-    public func cancel(_ flowID: String) async -> Bool {
-        guard book.underWay.contains(flowID), let visit = visits[flowID] else { return false }
+    /// Cancels page `flowID` as its "Cancel" does, for `owner`, the app that opened it (no
+    /// other app ends a sign-in the user is in the middle of); false when it is not under way.
+    public func cancel(_ flowID: String, owner: String) async -> Bool {
+        guard book.underWay.contains(flowID), book.owner(of: flowID) == owner, let visit = visits[flowID] else { return false }
         return await visit.cancel()
     }
 

@@ -37,14 +37,17 @@ public final class SignInAgainStarter: SignInStarter {
             return
         }
         guard let pages = pages.withLock({ $0 }),
-              case .success(let begun) = await pages.begin(Self.options(for: plan), owner: "sign-in again notice", openBrowser: true) else { return }
+              case .success(let begun) = await pages.begin(Self.options(for: plan), owner: Self.owner, openBrowser: true) else { return }
         // No browser came up: nobody would see the page.
         guard begun.browserOpened else {
-            _ = await pages.cancel(begun.flowID)
+            _ = await pages.cancel(begun.flowID, owner: Self.owner)
             return
         }
         _ = await pages.wait(for: begun.flowID)
     }
+
+    /// The owner of the pages the notice opens, among the profile's.
+    static let owner = "sign-in again notice"
 
     /// Whether `plan` is signed in on the page: whenever the user must type something.
     static func opensPage(_ plan: SignInAgainPlan, asks: Bool) -> Bool {

@@ -71,13 +71,14 @@ extension Methods {
     }
 
     /// `session.cancelInteractiveSignIn`: close the page (what its "Cancel" does). A sign-in
-    /// call already out is waited for first; a session it signed in stays.
+    /// call already out is waited for first; a session it signed in stays. Only the app that
+    /// opened the page may close it.
     public enum CancelInteractiveSignIn: RPCMethod {
         public static let name = "session.cancelInteractiveSignIn"
         public typealias Parameters = InteractiveSignInParameters
         /// Whether a page was open to cancel.
         public struct Result: Codable, Sendable, Equatable {
-            /// False when the page had ended already (or never was).
+            /// False when the page had ended already, was another app's, or never was.
             public var cancelled: Bool
             /// Creates a result.
             public init(cancelled: Bool) { self.cancelled = cancelled }

@@ -21,6 +21,7 @@ import Testing
         let opened5 = book.open("c1", owner: "third")
         #expect(opened5 == .success([]))
         #expect(book.underWay == ["a2", "a3", "b1", "c1"])
+        #expect(book.owner(of: "b1") == "other" && book.owner(of: "a2") == "app" && book.owner(of: "nowhere") == nil)
         // Four under way: another app is refused, even one below its share; an app at its share
         // still makes room, with its own oldest.
         let opened6 = book.open("d1", owner: "fourth")
