@@ -81,6 +81,19 @@ struct DaemonHarness: Sendable {
 
     /// A raw line connection.
     func raw() throws -> LineConnection { try LineConnection.connect(path: socketPath) }
+
+    /// A raw connection subscribed to the default profile's events, past the acknowledgement and
+    /// the `INITIAL_SESSION` snapshot; its reads wait at most `timeout` seconds.
+    func subscriber(timeout: Double = 30) async throws -> LineConnection {
+        try await offPool {
+            let watcher = try raw()
+            watcher.setReadTimeout(timeout)
+            try watcher.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
+            _ = try watcher.readLine()   // acknowledgement
+            _ = try watcher.readLine()   // INITIAL_SESSION
+            return watcher
+        }
+    }
 }
 
 /// The dispatcher, telling the test of each connection the server is done with (after the

@@ -185,14 +185,7 @@ import Testing
     @Test func shutdownClosesASubscribersConnection() async throws {
         let kept = Mutex<LineConnection?>(nil)
         try await DaemonHarness.run { daemon in
-            let watcher = try await offPool {
-                let watcher = try daemon.raw()
-                watcher.setReadTimeout(20)
-                try watcher.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
-                _ = try watcher.readLine()   // acknowledgement
-                _ = try watcher.readLine()   // INITIAL_SESSION
-                return watcher
-            }
+            let watcher = try await daemon.subscriber(timeout: 20)
             kept.withLock { $0 = watcher }
         }
         // The harness stopped the daemon as SIGTERM does: the subscriber's connection, which would

@@ -33,18 +33,6 @@ import Testing
         try await DaemonHarness.run(api: api, pages: LoopbackSignInPageListening(), browserOpener: opener, clock: clock, monotonic: monotonic, body)
     }
 
-    /// A subscription's events, read on a connection of their own.
-    static func subscribe(_ daemon: DaemonHarness) async throws -> LineConnection {
-        try await offPool {
-            let watcher = try daemon.raw()
-            watcher.setReadTimeout(30)
-            try watcher.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
-            _ = try watcher.readLine()   // acknowledgement
-            _ = try watcher.readLine()   // INITIAL_SESSION
-            return watcher
-        }
-    }
-
     /// Events read until one named `last` (or the connection's read timeout).
     static func events(on watcher: LineConnection, until last: String) async throws -> [AuthEventMessage] {
         try await offPool {
@@ -63,7 +51,7 @@ import Testing
     @Test func aPageOpenedInTheBrowserSignsInAndTheAppWaitingLearnsIt() async throws {
         let opener = RecordingOpener()
         try await Self.run(opener: opener) { daemon in
-            let watcher = try await Self.subscribe(daemon)
+            let watcher = try await daemon.subscriber()
             defer { watcher.close() }
             let page = try await offPool {
                 try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init(method: "password", email: "a@example.com"))
@@ -97,7 +85,7 @@ import Testing
     @Test func aCancelledPageIsClosedAfterItsLastPageAndItsWaiterLearnsWhy() async throws {
         let monotonic = SteppingMonotonicClock()
         try await Self.run(opener: RecordingOpener(starts: false), monotonic: monotonic) { daemon in
-            let watcher = try await Self.subscribe(daemon)
+            let watcher = try await daemon.subscriber()
             defer { watcher.close() }
             let page = try await offPool { try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init()) }
             // No browser came up: the app is told, and opens the address itself.
@@ -147,7 +135,7 @@ import Testing
         let api = FakeGoTrue()
         api.setSettings(.failure(.notSent(url: "https://example.test/auth/v1", detail: "connection refused")))
         try await Self.run(api: api) { daemon in
-            let watcher = try await Self.subscribe(daemon)
+            let watcher = try await daemon.subscriber()
             defer { watcher.close() }
             let page = try await offPool { try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init()) }
             #expect(try await Self.waitRefusal(daemon, page.flowID) == "sign_in_failed")

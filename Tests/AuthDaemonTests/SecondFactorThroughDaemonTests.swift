@@ -25,14 +25,7 @@ import Testing
         let api = FakeGoTrue()
         api.setVerifyDelay(.seconds(2))
         try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
-            let watcher = try await offPool {
-                let watcher = try daemon.raw()
-                watcher.setReadTimeout(30)
-                try watcher.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
-                _ = try watcher.readLine()   // acknowledgement
-                _ = try watcher.readLine()   // INITIAL_SESSION
-                return watcher
-            }
+            let watcher = try await daemon.subscriber(timeout: 30)
             defer { watcher.close() }
             async let verified = offPool {
                 try daemon.connect().call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode))
