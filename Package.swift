@@ -167,6 +167,8 @@ let package = Package(
         // A GoTrue-compatible development server: the embedded default and the e2e tests' server. Kept
         // with the tests: it is no part of the product, and nothing in Sources imports it.
         .target(name: "GoTrueDevServer", dependencies: [
+            // The TOTP factor's QR code, drawn as GoTrue sends it (an SVG), scannable.
+            "CQRencode",
             external("NIOCore", "swift-nio"),
             external("NIOPosix", "swift-nio"),
             external("NIOHTTP1", "swift-nio"),

@@ -97,7 +97,7 @@ extension DevAuthAPI {
             store.users[userID]?.factors.append(factor)
             let uri = Self.otpauthURI(issuer: issuer, account: email, secret: secret)
             return .json(200, ["id": factor.id, "type": "totp", "friendly_name": name,
-                               "totp": ["qr_code": Self.placeholderQRCode(), "secret": secret, "uri": uri]])
+                               "totp": ["qr_code": DevQRCode.svg(of: uri), "secret": secret, "uri": uri]])
         }
     }
 
@@ -356,27 +356,6 @@ extension DevAuthAPI {
         var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~")
         allowed.insert(charactersIn: kept)
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
-
-    /// An SVG document where GoTrue puts the QR code of the URI: the three finder squares of a QR
-    /// code and no data. The secret and URI are in the answer beside it for a test to use.
-    static func placeholderQRCode() -> String {
-        let finders = [(0, 0), (84, 0), (0, 84)].map { x, y in
-            #"<rect x="\#(x + 12)" y="\#(y + 12)" width="21" height="21" style="fill:black" />"#
-                + #"<rect x="\#(x + 15)" y="\#(y + 15)" width="15" height="15" style="fill:white" />"#
-                + #"<rect x="\#(x + 18)" y="\#(y + 18)" width="9" height="9" style="fill:black" />"#
-        }.joined(separator: "\n")
-        return """
-        <?xml version="1.0"?>
-        <!-- authd-dev-server: a placeholder, not a scannable QR code -->
-        <svg width="141" height="141"
-             xmlns="http://www.w3.org/2000/svg"
-             xmlns:xlink="http://www.w3.org/1999/xlink">
-        <rect x="0" y="0" width="141" height="141" style="fill:white" />
-        \(finders)
-        </svg>
-
-        """
     }
 
     /// `text` in double quotes with `"` and `\` escaped, as Go's `%q` writes printable text.
