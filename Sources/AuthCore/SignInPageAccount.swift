@@ -45,9 +45,15 @@ public struct SignInPageAccount: Sendable, Equatable {
                   level: level)
     }
 
-    /// How the page names the user: the email address, else the phone number, else nil (an
-    /// anonymous user, or one with neither).
-    public var name: String? { email ?? phone }
+    /// How the page names the user: the email address, else the phone number in its
+    /// international form, else nil (an anonymous user, or one with neither).
+    public var name: String? { email ?? phone.map(Self.international) }
+
+    /// `phone` as people write it: GoTrue keeps a number's digits without the `+` it was typed
+    /// with (`15551234567`), which reads as a local number.
+    static func international(_ phone: String) -> String {
+        !phone.isEmpty && phone.allSatisfy(\.isASCII) && phone.allSatisfy(\.isNumber) ? "+" + phone : phone
+    }
 
     /// The verified factors the page can ask for, in the server's order.
     public var verifiableFactors: [FactorSummary] {

@@ -58,9 +58,14 @@ public struct SessionStatus: Codable, Sendable, Equatable {
         /// True for a user who signed in anonymously and has no email or phone yet; absent
         /// otherwise.
         public var isAnonymous: Bool?
-        /// How to name the user to a person: the email, else the phone, else the id (said to be
+        /// How to name the user to a person: the email, else the phone (with the `+` GoTrue
+        /// does not keep: `15551234567` reads as a local number), else the id (said to be
         /// anonymous when it is).
-        public var displayName: String { email ?? phone ?? (isAnonymous == true ? "anonymous user \(id)" : id) }
+        public var displayName: String {
+            if let email { return email }
+            if let phone { return !phone.isEmpty && phone.allSatisfy({ $0.isASCII && $0.isNumber }) ? "+" + phone : phone }
+            return isAnonymous == true ? "anonymous user \(id)" : id
+        }
         /// Creates a user.
         public init(id: String, email: String?, phone: String?, isAnonymous: Bool? = nil) {
             self.id = id

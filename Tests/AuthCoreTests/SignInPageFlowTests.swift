@@ -167,6 +167,9 @@ import Testing
         // The phone form keeps the number typed; the email forms keep theirs.
         try flow.report(.signedIn(SignInPageAccount(phone: "+15551234567")), for: verify)
         #expect(flow.account?.name == "+15551234567")
+        // GoTrue keeps the digits without the "+": the page names the number as it was typed.
+        #expect(SignInPageAccount(phone: "15551234567").name == "+15551234567")
+        #expect(SignInPageAccount(phone: "not a number").name == "not a number")
     }
 
     /// GoTrue refuses another code within its limit; the one sent moments ago still works, so the

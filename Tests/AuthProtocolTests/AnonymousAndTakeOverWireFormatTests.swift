@@ -14,6 +14,9 @@ import Testing
                                    aal: "aal1", amr: ["anonymous"])
         try pins.pin(result: status, id: 48, "result-status-anonymous")
         #expect(user.displayName == "anonymous user 9b2f6c1e-0000-4000-8000-000000000002")
+        // A phone as GoTrue keeps it (the digits, no "+") is named as people write it.
+        #expect(SessionStatus.User(id: "u", email: nil, phone: "15551234567").displayName == "+15551234567")
+        #expect(SessionStatus.User(id: "u", email: "a@example.com", phone: "15551234567").displayName == "a@example.com")
     }
 
     @Test func aPermanentUserCarriesNoAnonymousMember() throws {
