@@ -51,9 +51,9 @@ enum InteractiveSignInErrorText {
             return nil
         case .cancelled(let account?):
             let name = account.name ?? "an anonymous user"
-            return .application(.signInCancelled, "the sign-in was cancelled on the page after \(name) had signed in at \(account.level.rawValue), without the second factor or new password it was to ask for: that session stays; run 'authctl mfa verify' or sign in again")
+            return .application(.signInCancelled, "the sign-in was cancelled (on the page, or by the app that opened it) after \(name) had signed in at \(account.level.rawValue), without the second factor or new password it was to ask for: that session stays; run 'authctl mfa verify' or sign in again")
         case .cancelled:
-            return .application(.signInCancelled, "the sign-in was cancelled on the page")
+            return .application(.signInCancelled, "the sign-in was cancelled, on the page or by the app that opened it")
         case .expired:
             return .application(.flowExpired, "the sign-in page was left open longer than \(Int(SignInPageFlow.lifetime / 60)) minutes: start again")
         case .failed(let error):

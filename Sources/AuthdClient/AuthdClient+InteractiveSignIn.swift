@@ -12,13 +12,28 @@ extension AuthdClient {
     /// to show first (`InteractiveSignInMethod.names`), `email` fills in the address; `aal:
     /// "aal2"` has the page offer a second factor to an account that has none. Throws
     /// `.browserSignInFailed` when the page failed, was cancelled, or was left open longer than
-    /// it lives. Cancelling the task closes the page. With `openBrowser: false` authd does not
-    /// start the browser: `opened` gets the address to open (good once), as it does whenever
-    /// authd could not start a browser itself.
+    /// it lives. Cancelling the task closes the page. `opened` gets the page before the wait,
+    /// and must show or open its address (good once) when `browserOpened` is false: with
+    /// `openBrowser: false` (authd then does not start the browser) it is required, and without
+    /// it a page authd could not open in a browser is closed at once, rather than left for
+    /// nobody, and the call fails.
     public func signInInteractively(method: String? = nil, email: String? = nil, aal: String? = nil, openBrowser: Bool = true,
                                     opened: (@Sendable (Methods.BeginInteractiveSignIn.Result) -> Void)? = nil) async throws(AuthdError) -> SessionStatus {
+        guard openBrowser || opened != nil else {
+            throw .rejected(reason: nil, message: "signInInteractively(openBrowser: false) needs opened: to show the page's address")
+        }
         let page = try await beginInteractiveSignIn(method: method, email: email, aal: aal, openBrowser: openBrowser)
-        opened?(page)
+        guard let opened else {
+            if page.browserOpened { return try await waitForPage(page) }
+            _ = try? await cancelInteractiveSignIn(page.flowID)
+            throw .browserSignInFailed("authd could not start a browser on its sign-in page (no display or $BROWSER in its environment): pass opened: to show the page's address, or sign in with 'authctl login --email ADDRESS'")
+        }
+        opened(page)
+        return try await waitForPage(page)
+    }
+
+    /// Waits for `page`, and closes it when the wait is given up on.
+    private func waitForPage(_ page: Methods.BeginInteractiveSignIn.Result) async throws(AuthdError) -> SessionStatus {
         do {
             return try await waitForInteractiveSignIn(page.flowID)
         } catch {

@@ -118,7 +118,7 @@ extension SignInPageRenderer {
     }
 
     /// The first page: email and password (or an emailed code), then the providers and SSO, then
-    /// the other ways.
+    /// the other ways, and last a way to cancel.
     private mutating func writeChoose(_ methods: SignInPageView.Methods, email: String) {
         let actions = view.actions
         heading("Sign in")
@@ -160,6 +160,9 @@ extension SignInPageRenderer {
         if methods.password && methods.emailCode { more.append(("Email me a code instead", .go(.emailCode))) }
         if methods.smsCode { more.append(("Text me a code", .go(.smsCode))) }
         if methods.signUp { more.append(("Create an account", .go(.signUp))) }
+        // Saying no is an answer too: the app that opened the page learns it at once, rather than
+        // when the page expires.
+        more.append(("Cancel sign-in", .post(actions.cancel)))
         moreActions(more)
     }
 

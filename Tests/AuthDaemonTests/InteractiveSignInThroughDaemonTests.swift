@@ -111,6 +111,19 @@ import Testing
         }
     }
 
+    /// Saying no on the first page is an answer the app gets at once, not ten minutes later.
+    @Test func theUserCancelsOnTheFirstPageAndTheAppLearnsItAtOnce() async throws {
+        try await Self.run { daemon in
+            let page = try await offPool { try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init(openBrowser: false)) }
+            var browser = try PageBrowser(url: page.url)
+            try await browser.open(page.url)
+            #expect(browser.hasForm("/sign-in/cancel"), "the first page offers no way to say no")
+            try await browser.submit("/sign-in/cancel")
+            #expect(browser.heading == "Sign-in cancelled")
+            #expect(try await Self.waitRefusal(daemon, page.flowID) == "sign_in_cancelled")
+        }
+    }
+
     @Test func aPageLeftOpenExpiresAtItsTimeAndNotBefore() async throws {
         let clock = ManualWallClock(Date())
         let monotonic = SteppingMonotonicClock()

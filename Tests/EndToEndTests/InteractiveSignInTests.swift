@@ -128,13 +128,15 @@ struct InteractiveSignInTests {
         let shown = try await offPool { waitUntil(timeout: 30) { stack.file("browser.log").contains("You are signed in") } }
         #expect(shown, "\(stack.file("browser.log"))")
         // A page whose browser never comes: the app gives up (its task is cancelled), the page closes.
-        let waiting = Task { try await client.signInInteractively(openBrowser: false) }
+        let waiting = Task { try await client.signInInteractively(openBrowser: false, opened: { _ in }) }
         waiting.cancel()
         await #expect(throws: AuthdError.self) { try await waiting.value }
         let cancelled = try await offPool {
             watcher.waitForOutput(timeout: 30) { $0.contains(#""event":"INTERACTIVE_SIGN_IN_ENDED""#) && $0.contains(#""reason":"cancelled""#) }
         }
         #expect(cancelled, "\(watcher.stdout)")
+        // Asked not to open a browser, with nothing to show the address: refused before a page opens.
+        await #expect(throws: AuthdError.self) { try await client.signInInteractively(openBrowser: false) }
         try await offPool { try stack.expectNoSecretPrinted([password], besides: []) }
     }
 }

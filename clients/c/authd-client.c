@@ -698,6 +698,159 @@ PUBLIC authd_code authd_client_status(authd_client *client, char **status_json, 
     return code;
 }
 
+/* ---- authd's sign-in page ---- */
+
+/* A page lives ten minutes; its wait gets a little longer, for authd to say that it expired. */
+#define PAGE_LIFETIME_S 600
+#define PAGE_WAIT_MARGIN_S 30
+/* The cancel sent for a caller who gave up: soon, since nothing waits for its answer. */
+#define PAGE_CANCEL_TIMEOUT_MS 15000
+
+/* Appends `"name":"value"` (a JSON string; a comma first unless it is the first member) to the
+ * `extra` members being built at `out`; nothing when `value` is NULL. `out` must hold 6 bytes
+ * per byte of value plus the name and 8. */
+static char *put_string_member(char *out, const char *start, const char *name, const char *value) {
+    if (!value) return out;
+    if (out != start) *out++ = ',';
+    out += sprintf(out, "\"%s\":", name);
+    return put_json_string(out, value);
+}
+
+/* The params of a call about page `flow_id`, to free(); NULL when out of memory. */
+static char *page_params(const char *profile, const char *flow_id) {
+    char *extra = malloc(strlen(flow_id) * 6 + 16);
+    if (!extra) return NULL;
+    *extra = '\0';
+    put_string_member(extra, extra, "flow_id", flow_id);
+    char *params = params_with_profile(profile, extra);
+    free(extra);
+    return params;
+}
+
+/* Whether `value` is the JSON literal `true`. */
+static int is_true(span value) { return value.end - value.start == 4 && !memcmp(value.start, "true", 4); }
+
+PUBLIC void authd_sign_in_page_clear(authd_sign_in_page *page) {
+    if (!page) return;
+    if (page->url) explicit_bzero(page->url, strlen(page->url));
+    free(page->flow_id);
+    free(page->url);
+    memset(page, 0, sizeof *page);
+}
+
+PUBLIC authd_code authd_client_begin_interactive_sign_in(authd_client *client, const char *method, const char *email, const char *aal,
+                                                         int open_browser, authd_sign_in_page *page, authd_error *error) {
+    clear_error(error);
+    memset(page, 0, sizeof *page);
+    size_t size = 96 + (method ? strlen(method) * 6 : 0) + (email ? strlen(email) * 6 : 0) + (aal ? strlen(aal) * 6 : 0);
+    char *extra = malloc(size), *out = extra;
+    if (!extra) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
+    out = put_string_member(out, extra, "method", method);
+    out = put_string_member(out, extra, "email", email);
+    out = put_string_member(out, extra, "aal", aal);
+    sprintf(out, "%s\"open_browser\":%s", out == extra ? "" : ",", open_browser ? "true" : "false");
+    char *params = params_with_profile(client->to.profile, extra), *result = NULL;
+    free(extra);
+    if (!params) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
+    authd_code code = client_call(client, "session.beginInteractiveSignIn", params, &result, error);
+    free(params);
+    if (code != AUTHD_OK) return code;
+    span answer = { result, result + strlen(result) }, flow_id, url, expires_in, browser_opened;
+    int64_t seconds = 0;
+    if (member(answer, "flow_id", &flow_id) && member(answer, "url", &url) && member(answer, "expires_in", &expires_in)
+        && integer_value(expires_in, &seconds) && seconds > 0 && seconds < (1 << 30) && member(answer, "browser_opened", &browser_opened)) {
+        page->flow_id = string_value(flow_id);
+        page->url = string_value(url);
+        page->expires_in = (int)seconds;
+        page->browser_opened = is_true(browser_opened);
+    }
+    explicit_bzero(result, strlen(result));
+    free(result);
+    if (!page->flow_id || !page->url) {
+        authd_sign_in_page_clear(page);
+        fail(error, AUTHD_PROTOCOL_ERROR, NULL, "authd's sign-in page answer lacks flow_id, url, expires_in or browser_opened");
+        return AUTHD_PROTOCOL_ERROR;
+    }
+    return AUTHD_OK;
+}
+
+PUBLIC authd_code authd_client_wait_for_interactive_sign_in(authd_client *client, const char *flow_id, int timeout, char **status_json,
+                                                            authd_error *error) {
+    clear_error(error);
+    *status_json = NULL;
+    char *params = page_params(client->to.profile, flow_id);
+    if (!params) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
+    /* On a connection of its own, not the client's: the wait holds it for minutes, and it touches
+     * nothing else of the client, so another thread may use the client meanwhile. */
+    connection waiting;
+    authd_code code = connection_open(&waiting, client->to.path, client->to.name, error);
+    if (code == AUTHD_OK) {
+        int seconds = timeout > 0 ? timeout : PAGE_LIFETIME_S + PAGE_WAIT_MARGIN_S;
+        if (seconds > 86400) seconds = 86400;  /* a page lives minutes; a day keeps the milliseconds in an int */
+        code = call(&waiting, "session.waitForInteractiveSignIn", params, seconds * 1000, status_json, NULL, NULL, error);
+        connection_close(&waiting);
+    }
+    free(params);
+    return code;
+}
+
+PUBLIC authd_code authd_client_cancel_interactive_sign_in(authd_client *client, const char *flow_id, int *cancelled, authd_error *error) {
+    clear_error(error);
+    if (cancelled) *cancelled = 0;
+    char *params = page_params(client->to.profile, flow_id), *result = NULL;
+    if (!params) { fail(error, AUTHD_PROTOCOL_ERROR, NULL, "out of memory"); return AUTHD_PROTOCOL_ERROR; }
+    authd_code code = client_call(client, "session.cancelInteractiveSignIn", params, &result, error);
+    free(params);
+    if (code != AUTHD_OK) return code;
+    span answer = { result, result + strlen(result) }, value;
+    if (member(answer, "cancelled", &value) && cancelled) *cancelled = is_true(value);
+    free(result);
+    return AUTHD_OK;
+}
+
+PUBLIC authd_code authd_client_sign_in_interactively(authd_client *client, const char *method, const char *email, const char *aal,
+                                                     int open_browser, int timeout, authd_sign_in_page_callback opened, void *user_data,
+                                                     char **status_json, authd_error *error) {
+    clear_error(error);
+    *status_json = NULL;
+    if (!open_browser && !opened) {
+        fail(error, AUTHD_REJECTED, NULL, "a sign-in page authd does not open in the browser needs a callback to hand its address to "
+             "the user's browser");
+        return AUTHD_REJECTED;
+    }
+    authd_sign_in_page page;
+    authd_code code = authd_client_begin_interactive_sign_in(client, method, email, aal, open_browser, &page, error);
+    if (code != AUTHD_OK) return code;
+    if (opened && opened(&page, user_data) != 0) {
+        code = AUTHD_REJECTED;
+        fail(error, code, "sign_in_cancelled", "the sign-in was given up on before the page was used: the page was closed");
+    } else if (!opened && !page.browser_opened) {
+        code = AUTHD_REJECTED;
+        fail(error, code, "sign_in_failed", "authd could not start a browser on its sign-in page (no display or $BROWSER in its "
+             "environment, or the browser did not start), and no callback was given to show the page's address: pass one, or sign in "
+             "with 'authctl login --email ADDRESS'");
+    } else {
+        code = authd_client_wait_for_interactive_sign_in(client, page.flow_id, timeout > 0 ? timeout : page.expires_in + PAGE_WAIT_MARGIN_S,
+                                                         status_json, error);
+    }
+    if (code != AUTHD_OK) {
+        /* Given up on (the timeout, the callback, authd gone) or ended: the page must not stay open
+         * for nobody. A page that ended already answers cancelled: false. On a connection of its
+         * own, as the wait was: another thread may be using the client's meanwhile. */
+        char *params = page_params(client->to.profile, page.flow_id), *result = NULL;
+        authd_error ignored;
+        connection cancelling;
+        if (params && connection_open(&cancelling, client->to.path, client->to.name, &ignored) == AUTHD_OK) {
+            if (call(&cancelling, "session.cancelInteractiveSignIn", params, PAGE_CANCEL_TIMEOUT_MS, &result, NULL, NULL, &ignored) == AUTHD_OK)
+                free(result);
+            connection_close(&cancelling);
+        }
+        free(params);
+    }
+    authd_sign_in_page_clear(&page);
+    return code;
+}
+
 /* ---- events ---- */
 
 struct authd_events {
@@ -733,9 +886,12 @@ static void deliver(authd_events *events, span params, authd_event_callback call
     char *profile = member(params, "profile", &value) ? string_value(value) : NULL;
     char *reason = member(params, "reason", &value) ? string_value(value) : NULL;
     char *status = member(params, "status", &value) && is_kind(value, '{') ? copy_span(value) : NULL;
+    char *flow_id = member(params, "flow_id", &value) ? string_value(value) : NULL;
+    char *message = member(params, "message", &value) ? string_value(value) : NULL;
     authd_event event = {
         .name = name ? name : "", .profile = profile ? profile : "", .reason = reason ? reason : "",
-        .status_json = status ? status : "{}", .after_reconnect = 0,
+        .status_json = status ? status : "{}", .after_reconnect = 0, .flow_id = flow_id ? flow_id : "",
+        .message = message ? message : "",
     };
     if (events->next_is_after_reconnect && strcmp(event.name, "INITIAL_SESSION") == 0) {
         event.after_reconnect = 1;
@@ -746,6 +902,8 @@ static void deliver(authd_events *events, span params, authd_event_callback call
     free(profile);
     free(reason);
     free(status);
+    free(flow_id);
+    free(message);
 }
 
 static void raise_wakeup(authd_events *events) {

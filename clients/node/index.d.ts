@@ -56,10 +56,63 @@ export class Client {
   token(options?: { minValidity?: number }): Promise<Token>;
   /** The profile's state (no token). */
   status(): Promise<Status>;
+  /**
+   * Opens authd's sign-in page in the user's browser and waits until the user has signed in there:
+   * the status then. `onOpened` gets the page before the wait and must hand `page.url` to the
+   * user's browser when `page.browserOpened` is false (it is required with `openBrowser: false`).
+   * Aborting `signal`, or anything else that ends the wait early, closes the page; an aborted call
+   * rejects with `signal.reason`. A page that ends without signing in rejects with `Rejected`
+   * (`sign_in_cancelled`, `sign_in_failed`, `flow_expired`).
+   */
+  signInInteractively(options?: SignInInteractivelyOptions): Promise<Status>;
+  /** Opens a sign-in page without waiting for it (`session.beginInteractiveSignIn`). */
+  beginInteractiveSignIn(options?: BeginInteractiveSignInOptions): Promise<SignInPage>;
+  /**
+   * Waits until page `flowId`'s sign-in ends (up to ten minutes), on a connection of its own: the
+   * status once signed in, else `Rejected`. Aborting `signal` ends the wait, not the page.
+   */
+  waitForInteractiveSignIn(flowId: string, options?: { signal?: AbortSignal }): Promise<Status>;
+  /** Closes page `flowId` as its Cancel button does; false when it had ended, or another app opened it. */
+  cancelInteractiveSignIn(flowId: string): Promise<boolean>;
   /** The profile's events, INITIAL_SESSION first, reconnecting until closed. */
   events(): EventStream;
   /** Closes the request connection; the next call opens a new one. */
   close(): void;
+}
+
+/** The forms a sign-in page can open on. */
+export type InteractiveSignInMethod = 'password' | 'email_code' | 'phone_code' | 'sign_up' | 'forgot_password' | 'sso';
+
+/** Options of `beginInteractiveSignIn`. */
+export interface BeginInteractiveSignInOptions {
+  /** The form shown first; the page's own first form when absent. */
+  method?: InteractiveSignInMethod;
+  /** The email address to fill in. */
+  email?: string;
+  /** `aal2`: the page offers a second factor to an account that has none. */
+  aal?: 'aal1' | 'aal2';
+  /** Whether authd starts the user's browser (the default); false: the caller opens `page.url`. */
+  openBrowser?: boolean;
+}
+
+/** Options of `signInInteractively`. */
+export interface SignInInteractivelyOptions extends BeginInteractiveSignInOptions {
+  /** Called with the open page before the wait; shows or opens `page.url` when `page.browserOpened` is false. */
+  onOpened?: (page: SignInPage) => void | Promise<void>;
+  /** Aborting it closes the page; the call rejects with `signal.reason`. */
+  signal?: AbortSignal;
+}
+
+/** One of authd's sign-in pages. Printing, inspecting or serialising it never shows its address. */
+export class SignInPage {
+  /** Names the page for the wait, the cancel and its INTERACTIVE_SIGN_IN_ENDED event. Not a secret. */
+  readonly flowId: string;
+  /** The address that opens the page, good once: hand it to nobody but the user's browser. */
+  readonly url: string;
+  /** Seconds the page stays open unless it ends first. */
+  readonly expiresIn: number;
+  /** Whether authd started the user's browser on `url`; when false, open or show it yourself. */
+  readonly browserOpened: boolean;
 }
 
 /** A bearer token and its expiry. Printing, inspecting or serialising it never shows the token. */
@@ -76,9 +129,14 @@ export class AuthEvent {
   readonly name: string;
   readonly profile: string;
   readonly status: Status;
+  /** For SIGNED_OUT, why; for REFRESH_FAILING, the trouble; for INTERACTIVE_SIGN_IN_ENDED, how the page ended. */
   readonly reason: string | null;
   /** True for the INITIAL_SESSION that follows a reconnect: events may have been missed meanwhile. */
   readonly afterReconnect: boolean;
+  /** For INTERACTIVE_SIGN_IN_ENDED, the page that ended (`SignInPage.flowId`); else null. */
+  readonly flowId: string | null;
+  /** For INTERACTIVE_SIGN_IN_ENDED that failed, why in plain words; else null. */
+  readonly message: string | null;
 }
 
 /** The async iterator behind `Client.events()`. */

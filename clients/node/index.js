@@ -128,12 +128,46 @@ class AuthEvent {
     this.profile = typeof params.profile === 'string' ? params.profile : '';
     /** The profile's state after the change, as `authctl status --json` shows it. */
     this.status = params.status && typeof params.status === 'object' ? params.status : {};
-    /** For SIGNED_OUT, why; for REFRESH_FAILING, the trouble; else null. */
+    /** For SIGNED_OUT, why; for REFRESH_FAILING, the trouble; for INTERACTIVE_SIGN_IN_ENDED, how the
+     * page ended (`signed_in`, `cancelled`, `expired`, `failed`); else null. */
     this.reason = typeof params.reason === 'string' ? params.reason : null;
     /** True for the INITIAL_SESSION that follows a reconnect: events may have been missed meanwhile. */
     this.afterReconnect = afterReconnect;
+    /** For INTERACTIVE_SIGN_IN_ENDED, the page that ended (`SignInPage.flowId`); else null. */
+    this.flowId = typeof params.flow_id === 'string' ? params.flow_id : null;
+    /** For INTERACTIVE_SIGN_IN_ENDED that failed, why in plain words; else null. */
+    this.message = typeof params.message === 'string' ? params.message : null;
     Object.freeze(this);
   }
+}
+
+/**
+ * One of authd's sign-in pages, as `beginInteractiveSignIn` answered. Printing, inspecting or
+ * serialising it never shows its address: the address opens the page, once, and is for the
+ * user's browser only.
+ */
+class SignInPage {
+  #url;
+  constructor(result) {
+    /** Names the page for the wait and the cancel, and in its INTERACTIVE_SIGN_IN_ENDED event. Not a secret. */
+    this.flowId = result.flow_id;
+    this.#url = result.url;
+    /** Seconds the page stays open unless it ends first. */
+    this.expiresIn = result.expires_in;
+    /** Whether authd started the user's browser on `url`: false when asked not to, or when it could
+     * not (no display, no `$BROWSER`); then open or show `url` yourself. */
+    this.browserOpened = result.browser_opened === true;
+    Object.freeze(this);
+  }
+
+  /** The address that opens the page, good once, in one browser: hand it to nobody but the user's browser. */
+  get url() { return this.#url; }
+
+  toString() { return `SignInPage(${this.flowId}, address redacted, browser ${this.browserOpened ? 'opened' : 'not opened'})`; }
+
+  toJSON() { return { flowId: this.flowId, url: 'redacted', expiresIn: this.expiresIn, browserOpened: this.browserOpened }; }
+
+  [util.inspect.custom]() { return this.toString(); }
 }
 
 /** `$AUTHD_SOCKET`, else `$XDG_RUNTIME_DIR/authd/authd.sock`, else `/run/user/<uid>/authd/authd.sock`. */
@@ -424,6 +458,78 @@ class Client {
   }
 
   /**
+   * Opens authd's sign-in page in the user's browser and waits until the user has signed in there:
+   * the status then (`SIGNED_IN` comes on the event stream too). For an app without sign-in forms
+   * of its own: the page offers every way the project allows, and a second factor when the
+   * account has one. `method` is the form shown first (`password`, `email_code`, `phone_code`,
+   * `sign_up`, `forgot_password`, `sso`), `email` fills in the address, `aal: 'aal2'` has the page
+   * offer a second factor to an account that has none. `onOpened(page)` (may return a promise)
+   * gets the `SignInPage` before the wait: when `page.browserOpened` is false (`openBrowser:
+   * false`, or authd could not start a browser) it must hand `page.url` to the user's browser, or
+   * show it ("if your browser did not open, visit …"). Without `onOpened`, a page authd could not
+   * open is closed and the call fails (`Rejected`, `sign_in_failed`).
+   *
+   * Aborting `signal` closes the page and rejects with `signal.reason`; so does anything else that
+   * ends the wait early (`onOpened` throwing, authd gone), so that no page stays open for nobody.
+   * A page that ends without signing in rejects with `Rejected`, `reason` `sign_in_cancelled`,
+   * `sign_in_failed` or `flow_expired`.
+   */
+  async signInInteractively({ method, email, aal, openBrowser = true, onOpened, signal } = {}) {
+    if (!openBrowser && typeof onOpened !== 'function') {
+      throw new TypeError("signInInteractively({ openBrowser: false }) needs onOpened to hand the page's address to the user's browser");
+    }
+    signal?.throwIfAborted();
+    const page = await this.beginInteractiveSignIn({ method, email, aal, openBrowser });
+    try {
+      if (onOpened) await onOpened(page);
+      else if (!page.browserOpened) {
+        throw new Rejected('authd could not start a browser on its sign-in page (no display or $BROWSER in its environment, ' +
+          "or the browser did not start), and nothing was given to show the page's address: pass onOpened, or sign in with " +
+          "'authctl login --email ADDRESS'", 'sign_in_failed');
+      }
+      // A little longer than the page lives, for authd to say that it expired.
+      return await this.#waitForPage(page.flowId, (page.expiresIn + 30) * 1000, signal);
+    } catch (error) {
+      // Given up on (aborted, authd gone) or ended: the page must not stay open for nobody. A page
+      // that ended already answers cancelled: false.
+      await this.#call('session.cancelInteractiveSignIn', this.#params({ flow_id: page.flowId }), 15000).catch(() => {});
+      throw error;
+    }
+  }
+
+  /**
+   * Opens a sign-in page (see `signInInteractively`) and returns it as a `SignInPage`. With
+   * `openBrowser: false` authd does not start the browser: open `page.url` yourself (through a
+   * portal, say). Wait for it with `waitForInteractiveSignIn`, close it with `cancelInteractiveSignIn`.
+   */
+  async beginInteractiveSignIn({ method, email, aal, openBrowser = true } = {}) {
+    const params = this.#params({ method, email, open_browser: openBrowser, aal });
+    const result = await this.#call('session.beginInteractiveSignIn', params, 120000);
+    if (result === null || typeof result !== 'object' || typeof result.flow_id !== 'string' || typeof result.url !== 'string'
+      || typeof result.expires_in !== 'number' || typeof result.browser_opened !== 'boolean') {
+      throw new ProtocolError("authd's sign-in page answer lacks flow_id, url, expires_in or browser_opened");
+    }
+    return new SignInPage(result);
+  }
+
+  /**
+   * Waits until page `flowId`'s sign-in ends (up to its ten minutes): the status once signed in, at
+   * once when it has ended already; else `Rejected` (`sign_in_cancelled`, `sign_in_failed`,
+   * `flow_expired`). Aborting `signal` ends the wait (not the page) with `signal.reason`.
+   */
+  async waitForInteractiveSignIn(flowId, { signal } = {}) {
+    return this.#waitForPage(flowId, 630000, signal);
+  }
+
+  /** Closes page `flowId`, as its Cancel button does (its wait rejects with `sign_in_cancelled`);
+   * false when it had ended already, or when another app opened it (only the app that opened a
+   * page may close it). A session it signed in stays. */
+  async cancelInteractiveSignIn(flowId) {
+    const result = await this.#call('session.cancelInteractiveSignIn', this.#params({ flow_id: flowId }), 120000);
+    return result !== null && typeof result === 'object' && result.cancelled === true;
+  }
+
+  /**
    * The profile's events, INITIAL_SESSION first, as an async iterator that runs until it is
    * closed (`close()`, or leaving a `for await`). Reconnects when authd goes away (50 ms doubling
    * to 2 s) and subscribes again; throws only for what waiting will not mend (unknown profile,
@@ -465,6 +571,23 @@ class Client {
         if (this.connection === connection) this.connection = null;
       }
       throw error;
+    }
+  }
+
+  /** The wait for a page, on a connection of its own: on the shared one its timer (minutes)
+   * would close every other call's connection when it fired, and an aborted wait could not end
+   * without ending theirs. */
+  async #waitForPage(flowId, timeoutMs, signal) {
+    signal?.throwIfAborted();
+    const connection = await Connection.open(this.path, this.clientName, { keepsAlive: false });
+    const abort = () => connection.close(signal.reason);
+    try {
+      signal?.throwIfAborted();
+      signal?.addEventListener('abort', abort, { once: true });
+      return await connection.call('session.waitForInteractiveSignIn', this.#params({ flow_id: flowId }), timeoutMs);
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      connection.close();
     }
   }
 
@@ -563,7 +686,7 @@ async function connect({ profile = null, socketPath: socketFile = null, clientNa
 }
 
 module.exports = {
-  PROTOCOL_VERSION, connect, socketPath, Client, Token, AuthEvent, EventStream,
+  PROTOCOL_VERSION, connect, socketPath, Client, Token, AuthEvent, EventStream, SignInPage,
   AuthdError, NotSignedIn, Offline, AccessDenied, DaemonUnavailable, KeyringUnavailable, UnknownProfile,
   TimedOut, Rejected, ProtocolError, ForeignDaemon,
 };

@@ -2,7 +2,7 @@
 import client from './index.js';
 
 export const {
-  PROTOCOL_VERSION, connect, socketPath, Client, Token, AuthEvent, EventStream,
+  PROTOCOL_VERSION, connect, socketPath, Client, Token, AuthEvent, EventStream, SignInPage,
   AuthdError, NotSignedIn, Offline, AccessDenied, DaemonUnavailable, KeyringUnavailable, UnknownProfile,
   TimedOut, Rejected, ProtocolError, ForeignDaemon,
 } = client;

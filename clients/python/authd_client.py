@@ -525,7 +525,9 @@ class Client:
         a page authd could not open is cancelled and Rejected (``sign_in_failed``) is raised.
 
         Any exception while waiting (KeyboardInterrupt included, or one ``opened`` raised) cancels
-        the page before it propagates, so that no page stays open for nobody.
+        the page before it propagates, so that no page stays open for nobody. Only opening the page
+        uses the client's connection: another thread may use the client during the wait, and
+        give up by cancelling the page (``cancel_interactive_sign_in``).
         Raises Rejected (``sign_in_cancelled``, ``sign_in_failed``, ``flow_expired``), TimedOut,
         DaemonUnavailable, AccessDenied.
         """
@@ -536,18 +538,24 @@ class Client:
             if opened is not None:
                 opened(page)
             elif not page.get("browser_opened"):
-                raise Rejected("authd could not start a browser on its sign-in page (its environment has no display or $BROWSER), "
-                               "and nothing was given to show the page's address: pass opened=, or sign in with "
-                               "'authctl login --email ADDRESS'", "sign_in_failed")
+                raise Rejected("authd could not start a browser on its sign-in page (no display or $BROWSER in its environment, "
+                               "or the browser did not start), and nothing was given to show the page's address: pass opened=, "
+                               "or sign in with 'authctl login --email ADDRESS'", "sign_in_failed")
             # A little longer than the page lives, for authd to say that it expired.
             return self._wait_for_page(page["flow_id"], page.get("expires_in", 600) + 30)
         except BaseException:
             # Given up on (interrupted, or authd gone): the page must not stay open for nobody. A
-            # page that ended already answers cancelled: false.
+            # page that ended already answers cancelled: false. On a connection of its own, as the
+            # wait was: another thread may be using the request connection meanwhile.
+            connection = None
             try:
-                self._call("session.cancelInteractiveSignIn", self._params(flow_id=page["flow_id"]), 15)
+                connection = _Connection(self.path, self.client_name)
+                connection.call("session.cancelInteractiveSignIn", self._params(flow_id=page["flow_id"]), 15)
             except AuthdError:
                 pass
+            finally:
+                if connection is not None:
+                    connection.close()
             raise
 
     def begin_interactive_sign_in(self, method: Optional[str] = None, email: Optional[str] = None, aal: Optional[str] = None,
@@ -568,12 +576,13 @@ class Client:
 
     def cancel_interactive_sign_in(self, flow_id: str) -> bool:
         """Closes page ``flow_id``, as its Cancel button does (its waiter gets ``sign_in_cancelled``);
-        False when it had ended already. A session it signed in stays."""
+        False when it had ended already, or when another app opened it (only the app that opened a
+        page may close it). A session it signed in stays."""
         return bool(self._call("session.cancelInteractiveSignIn", self._params(flow_id=flow_id), 120)["cancelled"])
 
     def _wait_for_page(self, flow_id: str, timeout: float) -> dict:
-        # Not on the request connection: the wait would hold it for minutes, and a wait given up
-        # on is ended by closing its connection, which authd takes as the waiter gone.
+        # Not on the request connection, which the wait would hold for minutes: on one of its own,
+        # which nothing else of the client touches, so that another thread may use the client.
         connection = None
         try:
             connection = _Connection(self.path, self.client_name)

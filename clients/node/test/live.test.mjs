@@ -193,3 +193,165 @@ test('who owns the socket is checked before anything is sent', async (t) => {
     await server.close();
   }
 });
+
+// authd's own sign-in page, walked by a scripted stand-in for the user's browser (shared with the
+// Swift, Python and C tests): given the page's address, or as authd's $BROWSER.
+const BROWSER = fileURLToPath(new URL('../../../Tests/EndToEndTests/Helpers/sign-in-page-browser.py', import.meta.url));
+
+/** A file holding `password`, for the stand-in browser (never on a command line). */
+function passwordFile(stack, password) {
+  const file = path.join(stack.directory, 'password');
+  fs.writeFileSync(file, password + '\n', { mode: 0o600 });
+  return file;
+}
+
+/** The stand-in browser's run on `url`: its exit status and the heading it ended on (never the address). */
+function browse(url, ...args) {
+  return new Promise((resolve) => {
+    const child = spawn('python3', [BROWSER, url, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => { out += chunk; });
+    child.stderr.on('data', (chunk) => { err += chunk; });
+    child.on('exit', (status) => resolve({ status, heading: out.split('\n')[0], error: err.trim().split('\n').pop() }));
+  });
+}
+
+/** A client's events, read in the background, for the test to wait for. */
+function follow(client) {
+  const stream = client.events();
+  const seen = [];
+  const reading = (async () => { for await (const event of stream) seen.push(event); })();
+  const pageEnded = async (flowId) => {
+    await waitFor(() => seen.some((event) => event.name === 'INTERACTIVE_SIGN_IN_ENDED' && event.flowId === flowId), `the end of page ${flowId}`);
+    return seen.find((event) => event.name === 'INTERACTIVE_SIGN_IN_ENDED' && event.flowId === flowId);
+  };
+  return { seen, pageEnded, started: waitFor(() => seen.length > 0, 'INITIAL_SESSION'), close: async () => { stream.close(); await reading; } };
+}
+
+test('signInInteractively has authd open the browser, and the page signs in', async () => {
+  await withStack({}, async (stack) => {
+    const email = 'node-browser@example.com';
+    const password = 'node-browser-password';
+    // authd's environment names the stand-in as the user's browser, as a desktop session's would.
+    stack.env = { ...stack.env, BROWSER: `${BROWSER} %s --email ${email} --password-file ${passwordFile(stack, password)}` };
+    await stack.startDaemon();
+    await stack.signUp(email, password);
+    const client = await authd.connect({ socketPath: stack.socket });
+    const events = follow(client);
+    await events.started;
+    const pages = [];
+    // A bound for a failing test only: a page nobody signs in to would keep it waiting ten minutes.
+    const watchdog = new AbortController();
+    const timer = setTimeout(() => watchdog.abort(new Error('nobody signed in on the page within 120 s')), 120000);
+    const status = await client.signInInteractively({ method: 'password', onOpened: (page) => pages.push(page), signal: watchdog.signal });
+    clearTimeout(timer);
+    assert.deepEqual(pages.map((page) => page.browserOpened), [true]);
+    assert.equal(status.state, 'signed_in');
+    assert.equal(status.user.email, email);
+    const ended = await events.pageEnded(pages[0].flowId);
+    assert.equal(ended.reason, 'signed_in');
+    assert.equal(ended.message, null);
+    assert.ok(events.seen.some((event) => event.name === 'SIGNED_IN'));
+    await events.close();
+    assert.equal((await client.token()).value.split('.').length, 3);
+    assert.ok(!stack.output().includes(password));
+    client.close();
+  });
+});
+
+test('the app opens the page itself, and the wait leaves the client free for other calls', async () => {
+  await withStack({}, async (stack) => {
+    await stack.startDaemon();
+    const email = 'node-page@example.com';
+    const password = 'node-page-password';
+    await stack.signUp(email, password);
+    const client = await authd.connect({ socketPath: stack.socket });
+    const page = await client.beginInteractiveSignIn({ method: 'password', email, openBrowser: false });
+    assert.equal(page.browserOpened, false);
+    assert.equal(page.expiresIn, 600);
+    assert.match(page.url, /^http:\/\/127\.0\.0\.1:\d+\//);
+    for (const shown of [util.inspect(page), String(page), JSON.stringify(page), util.inspect({ page })]) {
+      assert.ok(!shown.includes(page.url) && shown.includes(page.flowId), `the address shows in ${shown}`);
+    }
+    let settled = false;
+    const waiting = client.waitForInteractiveSignIn(page.flowId).finally(() => { settled = true; });
+    // The wait holds a connection of its own: the client's other calls are answered meanwhile.
+    assert.equal((await client.status()).state, 'signed_out');
+    assert.equal(settled, false);
+    const browser = await browse(page.url, '--email', email, '--password-file', passwordFile(stack, password));
+    if (browser.status !== 0) await client.cancelInteractiveSignIn(page.flowId);  // a failing test ends now, not in ten minutes
+    assert.equal(browser.status, 0, `${browser.heading} ${browser.error}`);
+    const status = await waiting;
+    assert.equal(status.state, 'signed_in');
+    assert.equal(status.user.email, email);
+    // An ended page is remembered a while: its wait answers at once; the cancel finds nothing open.
+    assert.equal((await client.waitForInteractiveSignIn(page.flowId)).state, 'signed_in');
+    assert.equal(await client.cancelInteractiveSignIn(page.flowId), false);
+    assert.ok(!stack.output().includes(page.url) && !stack.output().includes(password));
+    client.close();
+  });
+});
+
+test('an aborted signInInteractively closes its page', async () => {
+  await withStack({}, async (stack) => {
+    await stack.startDaemon();
+    const client = await authd.connect({ socketPath: stack.socket });
+    const other = await authd.connect({ socketPath: stack.socket });
+    const events = follow(other);
+    await events.started;
+    const controller = new AbortController();
+    let flowId = null;
+    const signingIn = assert.rejects(client.signInInteractively({ openBrowser: false, signal: controller.signal,
+      onOpened: (page) => { flowId = page.flowId; } }), (error) => error.name === 'AbortError');
+    await waitFor(() => flowId !== null, 'the page to open');
+    // The wait is on its way: a round trip on another connection gives it the time to be out.
+    await other.status();
+    controller.abort();
+    await signingIn;
+    assert.equal((await events.pageEnded(flowId)).reason, 'cancelled');
+    await assert.rejects(other.waitForInteractiveSignIn(flowId), (error) => error instanceof authd.Rejected && error.reason === 'sign_in_cancelled');
+    assert.equal(await other.cancelInteractiveSignIn(flowId), false);
+
+    // Already aborted: no page is opened at all.
+    await assert.rejects(client.signInInteractively({ openBrowser: false, onOpened: () => {}, signal: AbortSignal.abort() }),
+      (error) => error.name === 'AbortError');
+    // onOpened throwing closes the page too.
+    let thrownFor = null;
+    await assert.rejects(client.signInInteractively({ openBrowser: false, onOpened: (page) => { thrownFor = page.flowId; throw new Error('no window'); } }),
+      /no window/);
+    assert.equal((await events.pageEnded(thrownFor)).reason, 'cancelled');
+    assert.equal(events.seen.filter((event) => event.name === 'INTERACTIVE_SIGN_IN_ENDED').length, 2);
+    await events.close();
+    client.close();
+    other.close();
+  });
+});
+
+test('the cancel call ends a wait, and bad parameters are refused', async () => {
+  await withStack({}, async (stack) => {
+    for (const name of ['DISPLAY', 'WAYLAND_DISPLAY', 'BROWSER']) delete stack.env[name];  // no browser authd could start
+    await stack.startDaemon();
+    const client = await authd.connect({ socketPath: stack.socket });
+    const page = await client.beginInteractiveSignIn({ openBrowser: false });
+    const waiting = assert.rejects(client.waitForInteractiveSignIn(page.flowId), (error) => error instanceof authd.Rejected
+      && error.reason === 'sign_in_cancelled' && error.exitStatus === 1 && /cancelled/.test(error.message));
+    // As an app's own Cancel button would (before the wait is out or after: it answers the same).
+    assert.equal(await client.cancelInteractiveSignIn(page.flowId), true);
+    await waiting;
+    assert.equal(await client.cancelInteractiveSignIn(page.flowId), false);
+
+    await assert.rejects(client.beginInteractiveSignIn({ method: 'magic-link', openBrowser: false }), (error) =>
+      error instanceof authd.Rejected && error.reason === null
+        && /'method' must be one of password, email_code, phone_code, sign_up, forgot_password, sso/.test(error.message));
+    await assert.rejects(client.beginInteractiveSignIn({ aal: 'aal3', openBrowser: false }), /'aal' must be aal1 or aal2/);
+    await assert.rejects(client.waitForInteractiveSignIn('no such page'), /'flow_id' must be the flow_id session.beginInteractiveSignIn answered/);
+    await assert.rejects(client.waitForInteractiveSignIn('Pg4Xq2sL9aWmZt7c'), (error) =>
+      error instanceof authd.Rejected && error.reason === 'sign_in_failed' && /no sign-in page 'Pg4Xq2sL9aWmZt7c' is open/.test(error.message));
+    await assert.rejects(client.signInInteractively({ openBrowser: false }), TypeError);
+    // Nothing to show the address with, and authd could not open it: closed at once.
+    await assert.rejects(client.signInInteractively({ method: 'password' }), (error) =>
+      error instanceof authd.Rejected && error.reason === 'sign_in_failed' && /pass onOpened/.test(error.message));
+    client.close();
+  });
+});

@@ -44,7 +44,8 @@ test('a token request is the golden request, and the golden answers come back ty
 });
 
 test('the golden events come through as they are', async () => {
-  const names = ['event-initial-session', 'event-signed-in', 'event-token-refreshed', 'event-signed-out', 'event-refresh-failing'];
+  const names = ['event-initial-session', 'event-signed-in', 'event-token-refreshed', 'event-signed-out', 'event-refresh-failing',
+    'event-interactive-sign-in-ended'];
   const daemon = await fakeDaemon((request, write) => {
     if (request.method === 'hello') return hello();
     write({ jsonrpc: '2.0', id: request.id, result: fixture('result-subscribe').result });
@@ -63,6 +64,11 @@ test('the golden events come through as they are', async () => {
     assert.equal(signedOut.reason, fixture('event-signed-out').params.reason);
     assert.deepEqual(signedOut.status, fixture('event-signed-out').params.status);
     assert.equal(signedOut.afterReconnect, false);
+    assert.equal(signedOut.flowId, null);
+    const ended = seen[5];
+    const endedParams = fixture('event-interactive-sign-in-ended').params;
+    assert.deepEqual([ended.flowId, ended.reason, ended.message], [endedParams.flow_id, 'failed', endedParams.message]);
+    assert.deepEqual(ended.status, endedParams.status);
     assert.equal(daemon.requests.find((request) => request.method === 'events.subscribe').params.profile, undefined);
     client.close();
   } finally {
@@ -183,6 +189,69 @@ test('an app that stops reading its events makes the connection stop reading too
     while (read < 5000) { await iterator.next(); read += 1; }
     await waitFor(() => daemon.pendingOutput() === 0, 'the stand-in to have written everything');
     stream.close();
+    client.close();
+  } finally {
+    await daemon.close();
+  }
+});
+
+test('the sign-in page calls are the golden requests, and the golden answers come back typed', async () => {
+  const results = {
+    'session.beginInteractiveSignIn': 'result-interactive-sign-in-begin', 'session.cancelInteractiveSignIn': 'result-interactive-sign-in-cancel',
+    'session.waitForInteractiveSignIn': 'result-status',
+  };
+  const daemon = await fakeDaemon((request) => (request.method === 'hello' ? hello() : fixture(results[request.method]).result));
+  try {
+    const work = await authd.connect({ profile: 'work', socketPath: daemon.socketPath });
+    const page = await work.beginInteractiveSignIn({ method: 'email_code', email: 'a@example.com', openBrowser: false });
+    const result = fixture('result-interactive-sign-in-begin').result;
+    assert.ok(page instanceof authd.SignInPage);
+    assert.deepEqual([page.flowId, page.url, page.expiresIn, page.browserOpened], [result.flow_id, result.url, 600, false]);
+    assert.equal(await work.cancelInteractiveSignIn(page.flowId), true);
+    const plain = await authd.connect({ socketPath: daemon.socketPath });
+    assert.deepEqual(await plain.waitForInteractiveSignIn(page.flowId), fixture('result-status').result);
+    for (const [method, name] of [['session.beginInteractiveSignIn', 'request-interactive-sign-in-begin'],
+      ['session.cancelInteractiveSignIn', 'request-interactive-sign-in-cancel'], ['session.waitForInteractiveSignIn', 'request-interactive-sign-in-wait']]) {
+      const expected = fixture(name);
+      const sent = daemon.requests.find((request) => request.method === method);
+      assert.deepEqual({ ...sent, id: expected.id }, expected, method);
+    }
+    // The wait came on a connection of its own: a hello right before it, not the client's first.
+    const waitAt = daemon.requests.findIndex((request) => request.method === 'session.waitForInteractiveSignIn');
+    assert.equal(daemon.requests[waitAt - 1].method, 'hello');
+    assert.equal(daemon.requests.filter((request) => request.method === 'hello').length, 3);
+    work.close();
+    plain.close();
+  } finally {
+    await daemon.close();
+  }
+});
+
+test('an aborted wait ends at once, and signInInteractively then closes the page', async () => {
+  const daemon = await fakeDaemon((request) => {
+    if (request.method === 'hello') return hello();
+    if (request.method === 'session.beginInteractiveSignIn') return fixture('result-interactive-sign-in-begin').result;
+    if (request.method === 'session.cancelInteractiveSignIn') return fixture('result-interactive-sign-in-cancel').result;
+    return undefined;  // the wait: never answered, as for a page nobody uses
+  });
+  try {
+    const client = await authd.connect({ socketPath: daemon.socketPath });
+    const controller = new AbortController();
+    const reason = new Error('the user closed the window');
+    const signingIn = assert.rejects(client.signInInteractively({ openBrowser: false, onOpened: () => {}, signal: controller.signal }),
+      (error) => error === reason);
+    await waitFor(() => daemon.requests.some((request) => request.method === 'session.waitForInteractiveSignIn'), 'the wait');
+    controller.abort(reason);
+    await signingIn;
+    const cancel = daemon.requests.find((request) => request.method === 'session.cancelInteractiveSignIn');
+    assert.deepEqual(cancel.params, { flow_id: fixture('result-interactive-sign-in-begin').result.flow_id });
+    // A wait alone, aborted, is only the wait's end: nothing is cancelled for it.
+    const alone = new AbortController();
+    const waiting = assert.rejects(client.waitForInteractiveSignIn('Pg4Xq2sL9aWmZt7c', { signal: alone.signal }), (error) => error.name === 'AbortError');
+    await waitFor(() => daemon.requests.filter((request) => request.method === 'session.waitForInteractiveSignIn').length === 2, 'the second wait');
+    alone.abort();
+    await waiting;
+    assert.equal(daemon.requests.filter((request) => request.method === 'session.cancelInteractiveSignIn').length, 1);
     client.close();
   } finally {
     await daemon.close();

@@ -77,12 +77,17 @@ export class Stack {
     return spawnSync(binary('authctl'), args, { env: this.env, input, encoding: 'utf8', timeout: 60000 });
   }
 
-  async signUpAndIn(email, password) {
+  /** Creates the account on the development server directly; authd stays signed out. */
+  async signUp(email, password) {
     const response = await fetch(this.url + '/auth/v1/signup', {
       method: 'POST', headers: { 'Content-Type': 'application/json', apikey: ANON_KEY },
       body: JSON.stringify({ email, password }),
     });
     if (!response.ok) throw new Error(`sign-up failed: ${response.status}`);
+  }
+
+  async signUpAndIn(email, password) {
+    await this.signUp(email, password);
     const login = this.authctl(['login', '--email', email, '--password-stdin'], password + '\n');
     if (login.status !== 0) throw new Error(`authctl login failed: ${login.stderr}`);
   }
