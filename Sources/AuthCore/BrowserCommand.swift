@@ -13,10 +13,19 @@ public enum BrowserCommand {
         let browser = environment["BROWSER"].map { $0.split(separator: ":").map(String.init) } ?? []
         return (browser + ["xdg-open"]).filter { !$0.isEmpty }.map { command in
             let program = command.split(separator: " ").first.map(String.init) ?? command
-            let line = command.contains("%s") ? command.replacing("%s", with: "\"$1\"") : "\(command) \"$1\""
+            let line = command.contains("%s") ? placeholderReplaced(command) : "\(command) \"$1\""
             let script = "command -v \(program) >/dev/null 2>&1 || exit 127; \(line) </dev/null >/dev/null 2>&1 &"
             return ["/bin/sh", "-c", script, "sh", url]
         }
+    }
+
+    /// `command` with its URL placeholder as the shell's `"$1"`: `%s`, or `'%s'` and `"%s"`
+    /// quoted as people write them (inside quotes `"$1"` would be the text `$1`); `%%` is `%`.
+    static func placeholderReplaced(_ command: String) -> String {
+        command.replacing("'%s'", with: "%s").replacing("\"%s\"", with: "%s")
+            .split(separator: "%%", omittingEmptySubsequences: false)
+            .map { $0.replacing("%s", with: "\"$1\"") }
+            .joined(separator: "%")
     }
 
     /// Whether `environment` has a graphical session to show a browser on (an X or Wayland

@@ -115,10 +115,10 @@ struct AuthdCommand: AsyncParsableCommand {
 
         var policy = RefreshPolicy()
         policy.fixedLead = refreshLead ?? configuration.refreshLead
-        // The sign-in pages: a server on 127.0.0.1 per page, opened in the browser the desktop
-        // session's display shows (the environment taken after socket activation's variables
-        // were unset, so that no child sees them).
-        let browserOpener = DesktopBrowserOpener()
+        // The sign-in pages: a server on 127.0.0.1 per page, opened in the user's browser by the
+        // desktop portal, else from here (with the environment taken after socket activation's
+        // variables were unset, so that no child sees them).
+        let browserOpener = DesktopBrowserOpener(logger: logger)
         let pageServers = LoopbackSignInPageListening()
         let starters = configuration.profiles.map { _ in
             SignInAgainStarter(browserSignIn: AuthctlSignInStarter(logger: logger), opener: browserOpener)
