@@ -102,6 +102,28 @@ public enum SignInAgainPlan: Sendable, Equatable {
         }
     }
 
+    /// Whether the sign-in is made on authd's sign-in page in the browser: whenever it asks the
+    /// user for something (`asks`, as `needsTerminal` says: a password, a code, a second factor),
+    /// or nothing tells how; a browser sign-in alone goes straight to its provider.
+    public func opensSignInPage(asks: Bool) -> Bool {
+        switch self {
+        case .browser, .singleSignOn: return asks
+        case .password, .code, .unknown, .anonymous: return true
+        }
+    }
+
+    /// The sign-in page's first form and filled-in address for this sign-in: the way the account
+    /// signed in before.
+    public var signInPageOptions: SignInPageFlow.Options {
+        switch self {
+        case .password(.email(let email)): return SignInPageFlow.Options(email: email, method: .password)
+        case .code(.email(let email)): return SignInPageFlow.Options(email: email, method: .emailCode)
+        // The page signs a phone in with a code, whichever way it signed in before.
+        case .password(.phone(let phone)), .code(.phone(let phone)): return SignInPageFlow.Options(phone: phone, method: .phoneCode)
+        case .browser, .singleSignOn, .unknown, .anonymous: return SignInPageFlow.Options()
+        }
+    }
+
     /// The email, else the phone; none when the one that would be used is not of its shape (an
     /// odd email does not fall back to the phone: something is wrong with these claims).
     private static func address(email: String?, phone: String?) -> ContactAddress? {

@@ -2,14 +2,19 @@ import FoundationEssentials
 
 /// The sign-in pages one profile has open, and the rules they follow: how many may be open,
 /// which make room for a new one, how each ended as its waiters learn it, and how long an
-/// ended page is still served. A value without I/O; `InteractiveSignIns` carries it out.
+/// ended page is served. A value without I/O; `InteractiveSignIns` carries it out.
 ///
 /// The rules:
 /// - at most `capacity` pages under way per profile, and `capacityPerOwner` per app: an app's
-///   new page ends its oldest one under way (cancelled) rather than be refused, so that no app
-///   can keep the user's own `authctl login` out by opening pages;
+///   new page ends its oldest one under way (cancelled, and closed at once) rather than be
+///   refused, so that no app can keep the user's own `authctl login` out by opening pages;
+/// - an app's new page also closes its own pages that are only being served after their end: it
+///   has moved on;
+/// - at most `maximumOpen` pages open per profile in all, those served after their end
+///   included, so that pages ended one after another cannot pile up (each is a listening socket);
 /// - a page's first end is what waiting apps are told (`session.waitForInteractiveSignIn`); a
 ///   failed page may go on ("Start again"), and later ends are announced but change no answer;
+///   any other end is its last, as is its visit's end at its time;
 /// - after its last end a page is still served for `lingering` (its final page, "Signed in as …",
 ///   must load after the form that ended it), then closed;
 /// - the ends of the last `remembered` pages are kept for an app that asks after the fact.
@@ -18,6 +23,8 @@ public struct SignInPageBook: Sendable {
     public static let capacity = 4
     /// The most pages under way per app.
     public static let capacityPerOwner = 2
+    /// The most pages open per profile, under way or served after their end.
+    public static let maximumOpen = 12
     /// How long a page is still served after its last end.
     public static let lingering: TimeInterval = 30
     /// How many ended pages' first ends are kept.
@@ -25,8 +32,22 @@ public struct SignInPageBook: Sendable {
 
     /// Why a page cannot be opened.
     public enum Refusal: Error, Sendable, Equatable {
-        /// `capacity` pages of other apps are under way.
+        /// `capacity` pages of other apps are under way, or `maximumOpen` pages are open.
         case tooMany(Int)
+    }
+
+    /// What opening a page takes first.
+    public struct Opening: Sendable, Equatable {
+        /// The owner's pages under way beyond its share, oldest first: to cancel and close now.
+        public var displaced: [String]
+        /// The owner's pages served after their end: to close now.
+        public var closing: [String]
+
+        /// What a page's opening takes.
+        public init(displaced: [String], closing: [String]) {
+            self.displaced = displaced
+            self.closing = closing
+        }
     }
 
     private struct Page: Sendable {
@@ -49,25 +70,40 @@ public struct SignInPageBook: Sendable {
     /// The pages under way (not yet at their last end).
     public var underWay: [String] { pages.filter { !$0.isOver }.map(\.id) }
 
-    /// Opens page `id` for `owner`: the pages to cancel first to make room (the owner's oldest
-    /// beyond its share), or the refusal when the profile's pages are all other apps'.
-    public mutating func open(_ id: String, owner: String) -> Result<[String], Refusal> {
-        let running = pages.filter { !$0.isOver }
-        let owned = running.filter { $0.owner == owner }
-        let displaced = owned.prefix(max(0, owned.count + 1 - Self.capacityPerOwner)).map(\.id)
-        guard running.count - displaced.count < Self.capacity else { return .failure(.tooMany(Self.capacity)) }
+    /// Opens page `id` for `owner`: what must end first to make room, or the refusal when the
+    /// profile's pages are all other apps' (or too many are open). The pages `closing` names are
+    /// closed in the book already, and those `displaced` names are no longer under way (their
+    /// end, when it comes, is still the answer their waiters get); the owner carries both out.
+    public mutating func open(_ id: String, owner: String) -> Result<Opening, Refusal> {
+        let owned = pages.filter { $0.owner == owner }
+        let closing = owned.filter(\.isOver).map(\.id)
+        let running = owned.filter { !$0.isOver }
+        let displaced = running.prefix(max(0, running.count + 1 - Self.capacityPerOwner)).map(\.id)
+        let leaving = Set(closing + displaced)
+        let staying = pages.filter { !leaving.contains($0.id) }
+        guard staying.filter({ !$0.isOver }).count < Self.capacity, staying.count < Self.maximumOpen else {
+            return .failure(.tooMany(Self.capacity))
+        }
+        for page in closing { close(page) }
+        for page in displaced { visitEnded(page) }
         pages.append(Page(id: id, owner: owner))
-        return .success(displaced)
+        return .success(Opening(displaced: displaced, closing: closing))
     }
 
-    /// Page `id` ended as `end`; `isLast` when nothing can follow (any end but a failure, or the
-    /// page's time is up). True when this is its first end, which waiters are answered with.
-    public mutating func ended(_ id: String, _ end: SignInPageEnd, isLast: Bool) -> Bool {
+    /// Page `id` ended as `end`. True when this is its first end, which waiters are answered with.
+    public mutating func ended(_ id: String, _ end: SignInPageEnd) -> Bool {
         guard let index = pages.firstIndex(where: { $0.id == id }) else { return false }
-        if isLast { pages[index].isOver = true }
+        if case .failed = end {} else { pages[index].isOver = true }
         guard pages[index].firstEnd == nil else { return false }
         pages[index].firstEnd = end
         return true
+    }
+
+    /// Page `id`'s visit is over (its last end, or a failed sign-in left at its time): it is
+    /// only served until it closes.
+    public mutating func visitEnded(_ id: String) {
+        guard let index = pages.firstIndex(where: { $0.id == id }) else { return }
+        pages[index].isOver = true
     }
 
     /// How page `id` ended first, if it has: open or closed lately.

@@ -29,6 +29,8 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
     public struct Options: Sendable, Equatable {
         /// The email to fill in at first (the account signing in again), if known.
         public var email: String?
+        /// The phone number to fill in at first, if known.
+        public var phone: String?
         /// Whether to offer adding a second factor to an account that has none (an app asked
         /// for `aal2`).
         public var offerEnrolment: Bool
@@ -37,8 +39,9 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
         public var method: SignInPageMethod?
 
         /// Creates options.
-        public init(email: String? = nil, offerEnrolment: Bool = false, method: SignInPageMethod? = nil) {
+        public init(email: String? = nil, phone: String? = nil, offerEnrolment: Bool = false, method: SignInPageMethod? = nil) {
             self.email = email
+            self.phone = phone
             self.offerEnrolment = offerEnrolment
             self.method = method
         }
@@ -119,6 +122,7 @@ public struct SignInPageFlow: Sendable, CustomStringConvertible, CustomReflectab
         self.startedAt = startedAt
         self.options = options
         self.email = options.email ?? ""
+        self.phone = options.phone.map { $0.hasPrefix("+") ? $0 : "+" + $0 } ?? ""
     }
 
     /// A flow beginning at `startedAt` with settings already read: it shows its first form at once.

@@ -25,13 +25,13 @@ public struct AccountOperations: Sendable {
     }
 
     /// Signs in with `credential`; returns once the new session is in the keyring (or in memory,
-    /// if the keyring refused it). Subscribers are told `event` (`SIGNED_IN`, or
+    /// if the keyring refused it), with its user. Subscribers are told `event` (`SIGNED_IN`, or
     /// `PASSWORD_RECOVERY` for a recovery code). A refused sign-in leaves the current session alone.
     /// `captchaToken` is passed on for a project that protects password sign-in with a CAPTCHA.
     /// With `expected`, a session of another account is not adopted but ended at the server,
     /// and the sign-in fails as `anotherAccount`.
     public func signIn(_ credential: SignInCredential, captchaToken: String? = nil,
-                       announcing event: SessionEvent = .signedIn, expecting expected: ExpectedAccount? = nil) async -> Result<Void, SignInFailure> {
+                       announcing event: SessionEvent = .signedIn, expecting expected: ExpectedAccount? = nil) async -> Result<UserSummary, SignInFailure> {
         let grant: SessionGrant
         do {
             grant = try await api.signIn(credential, captchaToken: captchaToken)
@@ -44,7 +44,7 @@ public struct AccountOperations: Sendable {
             try? await api.signOut(accessToken: grant.accessToken, scope: .local)
             return .failure(.flow(.anotherAccount))
         }
-        return await session.adopt(grant, announcing: event).mapError { .replaced($0) }
+        return await session.adopt(grant, announcing: event).map { grant.user }.mapError { .replaced($0) }
     }
 
     /// Whether `user` is the account a sign-in was meant for.

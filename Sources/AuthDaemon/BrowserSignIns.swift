@@ -170,11 +170,12 @@ public actor BrowserSignIns: Service {
         }
     }
 
-    /// Completes a browser sign-in with the URL the browser was sent back to, and answers
+    /// Completes a browser sign-in with the URL the browser was sent back to (the user signed in,
+    /// once its session is stored), and answers
     /// whoever waits for that flow (`wait`) the same way. `flowID` is given by a loopback
     /// listener and absent for `authctl open-url`, which decides what the URL may carry
     /// (`RedirectRules`); a refused redirect leaves its flow waiting.
-    public func complete(callback: URL, flowID: String?) async -> Result<Void, SignInFailure> {
+    public func complete(callback: URL, flowID: String?) async -> Result<UserSummary, SignInFailure> {
         let channel = RedirectChannel(namesFlow: flowID != nil)
         if let refusal = RedirectRules.screen(callback, channel: channel) {
             // Checked before any flow is looked for: such a URL is answered the same whether or
@@ -227,7 +228,7 @@ public actor BrowserSignIns: Service {
         }
         flows.cancel(flow.id)
         // Whoever waits for this flow (`authctl login --redirect-url`) learns the outcome too.
-        finish(flow.id, with: result)
+        finish(flow.id, with: result.map { _ in () })
         return result
     }
 

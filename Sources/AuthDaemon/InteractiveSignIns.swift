@@ -44,11 +44,15 @@ public actor InteractiveSignIns: Service {
         case stopped
     }
 
-    /// A page to run: what `run()` receives from `begin`.
-    private struct Opened: Sendable {
+    /// A page: what `run()` receives from `begin` to serve, and what ends it early.
+    private struct Page: Sendable {
         var flowID: String
         var visit: SignInPageVisit
         var listener: any SignInPageListener
+        var operations: SignInPageSessionOperations
+        /// Finished to close the page before its time after its end is up (a newer page of its app).
+        var closing: AsyncStream<Void>
+        var closeEarly: AsyncStream<Void>.Continuation
     }
 
     private let profile: String
@@ -60,12 +64,12 @@ public actor InteractiveSignIns: Service {
     private let monotonic: any MonotonicClock
     private let logger: Logger
     private var book = SignInPageBook()
-    private var visits: [String: SignInPageVisit] = [:]
+    private var pages: [String: Page] = [:]
     /// The requests waiting for a page's first end. Behind a lock rather than the actor, so that a
     /// cancelled request is answered at once from its cancellation handler.
     private nonisolated let waiters = Mutex(FlowWaiters<Outcome>())
-    private let opened: AsyncStream<Opened>
-    private let openedSink: AsyncStream<Opened>.Continuation
+    private let opened: AsyncStream<Page>
+    private let openedSink: AsyncStream<Page>.Continuation
 
     /// The pages of the profile `accounts` and `browser` serve, for `project`, served through
     /// `listening` (none: `begin` says this authd serves no page) and opened with `opener`.
@@ -107,24 +111,29 @@ public actor InteractiveSignIns: Service {
             return .failure(.unavailable("the sign-in page's server could not start on 127.0.0.1: \(error)"))
         }
         let flowID = PKCE.makeFlowID()
-        let displaced: [String]
+        let opening: SignInPageBook.Opening
         switch book.open(flowID, owner: owner) {
-        case .success(let pages): displaced = pages
+        case .success(let made): opening = made
         case .failure(.tooMany(let limit)):
             listener.close()
             return .failure(.tooMany(limit))
         }
-        for page in displaced { _ = await visits[page]?.cancel() }
-        let operations = SignInPageSessionOperations(accounts: accounts, browser: browser, flowID: flowID)
+        // The app has moved on: its oldest page under way is cancelled, and its pages still shown
+        // after their end close, all at once rather than after their time.
+        for flow in opening.displaced { _ = await pages[flow]?.visit.cancel() }
+        for flow in opening.displaced + opening.closing { closeEarly(flow) }
+        let operations = SignInPageSessionOperations(accounts: accounts, browser: browser, app: owner)
         let visit = SignInPageVisit(port: listener.port, project: project, options: options, clock: accounts.session.clock,
                                     operations: operations)
-        if case .terminated = openedSink.yield(Opened(flowID: flowID, visit: visit, listener: listener)) {
+        let (closing, closeEarly) = AsyncStream<Void>.makeStream()
+        let page = Page(flowID: flowID, visit: visit, listener: listener, operations: operations, closing: closing, closeEarly: closeEarly)
+        if case .terminated = openedSink.yield(page) {
             // `run()` has ended: authd stops, and nobody would serve or close the page.
             listener.close()
             book.close(flowID)
             return .failure(.unavailable("authd is stopping"))
         }
-        visits[flowID] = visit
+        pages[flowID] = page
         let browserOpened = openBrowser ? await opener?.open(visit.openURL) ?? false : false
         logger.info("sign-in page opened", metadata: ["sign_in_page.flow": "\(flowID)", "sign_in_page.port": "\(listener.port)",
                                                       "client.app": "\(owner)", "browser.opened": "\(browserOpened)"])
@@ -149,20 +158,23 @@ public actor InteractiveSignIns: Service {
     /// Cancels page `flowID` as its "Cancel" does, for `owner`, the app that opened it (no
     /// other app ends a sign-in the user is in the middle of); false when it is not under way.
     public func cancel(_ flowID: String, owner: String) async -> Bool {
-        guard book.underWay.contains(flowID), book.owner(of: flowID) == owner, let visit = visits[flowID] else { return false }
-        return await visit.cancel()
+        guard book.underWay.contains(flowID), book.owner(of: flowID) == owner, let page = pages[flowID] else { return false }
+        return await page.visit.cancel()
     }
 
     /// One page, from its first request to its server's close: serves it, reads the settings,
-    /// ends it when its time is up, and closes it `lingering` after its last end.
-    private func serve(_ page: Opened) async {
+    /// ends it when its time is up, and closes it `lingering` after its last end (at once when
+    /// its app has moved on).
+    private func serve(_ page: Page) async {
         let (visit, listener, monotonic) = (page.visit, page.listener, monotonic)
         await withDiscardingTaskGroup { group in
             group.addTask {
                 do { try await listener.serve { request in await visit.answer(request) } } catch is CancellationError {
                     // Closed by its end or authd's stop: nothing went wrong.
                 } catch {
+                    // Nobody can reach the page any more: it ends, rather than wait its time out.
                     self.logger.notice("the sign-in page's server stopped", metadata: ["sign_in_page.flow": "\(page.flowID)", "error": "\(error)"])
+                    _ = await visit.cancel()
                 }
             }
             group.addTask { await visit.start() }
@@ -177,20 +189,36 @@ public actor InteractiveSignIns: Service {
             for await end in visit.ends {
                 await ended(page.flowID, end)
             }
+            visitEnded(page.flowID)
             // The last end: the final page is still served for a while, then the server closes.
-            try? await monotonic.sleep(for: SignInPageBook.lingering)
+            await withTaskGroup(of: Void.self) { linger in
+                linger.addTask { try? await monotonic.sleep(for: SignInPageBook.lingering) }
+                linger.addTask { for await _ in page.closing {} }
+                await linger.next()
+                linger.cancelAll()
+            }
             listener.close()
             group.cancelAll()
         }
-        close(page.flowID)
+        await close(page.flowID)
+    }
+
+    /// Page `flowID` is to close now, not `lingering` after its end: its port closes at once.
+    private func closeEarly(_ flowID: String) {
+        guard let page = pages[flowID] else { return }
+        page.listener.close()
+        page.closeEarly.finish()
+    }
+
+    /// Page `flowID`'s visit is over; it is only shown until it closes.
+    private func visitEnded(_ flowID: String) {
+        book.visitEnded(flowID)
     }
 
     /// Records an end of page `flowID`, tells the profile's subscribers, and answers the page's
     /// waiters with its first end.
     private func ended(_ flowID: String, _ end: SignInPageEnd) async {
-        var isLast = true
-        if case .failed = end { isLast = false }
-        let first = book.ended(flowID, end, isLast: isLast)
+        let first = book.ended(flowID, end)
         let (name, message) = wire(end)
         logger.info("sign-in page ended", metadata: ["sign_in_page.flow": "\(flowID)", "sign_in_page.end": "\(name)"])
         await accounts.session.announceInteractiveSignInEnded(flowID: flowID, end: name, message: message)
@@ -198,10 +226,11 @@ public actor InteractiveSignIns: Service {
         for waiter in waiters.withLock({ $0.take(flowID) }) { waiter.resume(returning: .ended(end)) }
     }
 
-    /// Forgets a page whose server has closed; anyone still waiting for it learns it stopped.
-    private func close(_ flowID: String) {
+    /// Forgets a page whose server has closed, with the browser flow it started; anyone still
+    /// waiting for it learns it stopped.
+    private func close(_ flowID: String) async {
         book.close(flowID)
-        visits[flowID] = nil
+        await pages.removeValue(forKey: flowID)?.operations.close()
         logger.debug("sign-in page closed", metadata: ["sign_in_page.flow": "\(flowID)"])
         for waiter in waiters.withLock({ $0.take(flowID) }) { waiter.resume(returning: .stopped) }
     }

@@ -26,18 +26,18 @@ public final class SignInAgainStarter: SignInStarter {
 
     /// Whether the page can be opened (a browser to open it in), or the browser sign-in started.
     public func canStart(_ plan: SignInAgainPlan, inTerminal: Bool) -> Bool {
-        if Self.opensPage(plan, asks: inTerminal) { return pages.withLock { $0 } != nil && opener?.canOpen == true }
+        if plan.opensSignInPage(asks: inTerminal) { return pages.withLock { $0 } != nil && opener?.canOpen == true }
         return browserSignIn?.canStart(plan, inTerminal: inTerminal) ?? false
     }
 
     /// Opens the page (or starts the browser sign-in) and returns once it has ended.
     public func startSignIn(profile: String, plan: SignInAgainPlan, inTerminal: Bool) async {
-        guard Self.opensPage(plan, asks: inTerminal) else {
+        guard plan.opensSignInPage(asks: inTerminal) else {
             await browserSignIn?.startSignIn(profile: profile, plan: plan, inTerminal: inTerminal)
             return
         }
         guard let pages = pages.withLock({ $0 }),
-              case .success(let begun) = await pages.begin(Self.options(for: plan), owner: Self.owner, openBrowser: true) else { return }
+              case .success(let begun) = await pages.begin(plan.signInPageOptions, owner: Self.owner, openBrowser: true) else { return }
         // No browser came up: nobody would see the page.
         guard begun.browserOpened else {
             _ = await pages.cancel(begun.flowID, owner: Self.owner)
@@ -48,22 +48,4 @@ public final class SignInAgainStarter: SignInStarter {
 
     /// The owner of the pages the notice opens, among the profile's.
     static let owner = "sign-in again notice"
-
-    /// Whether `plan` is signed in on the page: whenever the user must type something.
-    static func opensPage(_ plan: SignInAgainPlan, asks: Bool) -> Bool {
-        switch plan {
-        case .browser, .singleSignOn: return asks
-        case .password, .code, .unknown, .anonymous: return true
-        }
-    }
-
-    /// The page's first form and filled-in address for `plan`: the way the account signed in.
-    static func options(for plan: SignInAgainPlan) -> SignInPageFlow.Options {
-        switch plan {
-        case .password(.email(let email)): return SignInPageFlow.Options(email: email, method: .password)
-        case .code(.email(let email)): return SignInPageFlow.Options(email: email, method: .emailCode)
-        case .password(.phone), .code(.phone): return SignInPageFlow.Options(method: .phoneCode)
-        case .browser, .singleSignOn, .unknown, .anonymous: return SignInPageFlow.Options()
-        }
-    }
 }

@@ -15,18 +15,25 @@ import SignInPageDriver
 actor SignInPageSessionOperations: SignInPageOperations {
     private let accounts: AccountOperations
     private let browser: BrowserSignIns
-    /// Names this page's browser flows among the profile's (`OAuthFlowBook`'s per-client limit).
+    /// Names the opening app's browser flows among the profile's, so that `OAuthFlowBook`'s
+    /// share of each app counts every page the app opened.
     private let owner: String
     /// The user the page signed in, once it has.
     private var user: String?
     /// The browser flow the page started last, which the browser's return completes.
     private var browserFlow: String?
 
-    /// The operations of the page `flowID` on the profile `accounts` and `browser` serve.
-    init(accounts: AccountOperations, browser: BrowserSignIns, flowID: String) {
+    /// The operations of a page `app` opened on the profile `accounts` and `browser` serve.
+    init(accounts: AccountOperations, browser: BrowserSignIns, app: String) {
         self.accounts = accounts
         self.browser = browser
-        owner = "sign-in page \(flowID)"
+        owner = "sign-in page of \(app)"
+    }
+
+    /// The page has closed: its browser flow, if one waits, is forgotten.
+    func close() async {
+        if let flow = browserFlow { await browser.cancel(flow) }
+        browserFlow = nil
     }
 
     func perform(_ operation: SignInPageOperation, returnURL: String, returned: SignInPageForm?) async -> SignInPageOutcome {
@@ -38,7 +45,7 @@ actor SignInPageSessionOperations: SignInPageOperations {
         case .signUp(let request):
             switch await accounts.signUp(request) {
             case .success(.confirmationSent): return .confirmationSent
-            case .success(.signedIn): return await heldAccount()
+            case .success(.signedIn(let grant)): return await heldAccount(of: grant.user.id)
             case .failure(let failure): return .failed(Self.failure(failure))
             }
         case .sendCode(let request):
@@ -58,7 +65,7 @@ actor SignInPageSessionOperations: SignInPageOperations {
         case .verifyFactor(let id, let challengeID, let code):
             guard let user else { return .failed(.sessionEnded) }
             switch await accounts.verifyFactor(id: id, challengeID: challengeID, code: code, ofUser: user) {
-            case .success: return await heldAccount()
+            case .success: return await heldAccount(of: user)
             case .failure(let failure): return .failed(Self.failure(failure))
             }
         case .enrolFactor(let request):
@@ -78,19 +85,20 @@ actor SignInPageSessionOperations: SignInPageOperations {
     }
 
     /// A sign-in's outcome: the account it stored, or why it failed.
-    private func signedIn(_ result: Result<Void, SignInFailure>) async -> SignInPageOutcome {
+    private func signedIn(_ result: Result<UserSummary, SignInFailure>) async -> SignInPageOutcome {
         switch result {
-        case .success: return await heldAccount()
+        case .success(let adopted): return await heldAccount(of: adopted.id)
         case .failure(let failure): return .failed(Self.failure(failure))
         }
     }
 
-    /// The account of the session now held, which the page signed in; its user's session is the
-    /// one the page's later calls go to.
-    private func heldAccount() async -> SignInPageOutcome {
-        guard let held = await accounts.session.heldAccount() else { return .failed(.sessionEnded) }
-        user = held.userID
-        return .signedIn(held.account)
+    /// The account the page signed in, user `userID`, whose session the page's later calls go
+    /// to; the flow ends when the session held is already another user's (a sign-in elsewhere
+    /// replaced it between the page's sign-in being stored and now).
+    private func heldAccount(of userID: String) async -> SignInPageOutcome {
+        guard let account = await accounts.session.heldAccount(ofUser: userID) else { return .failed(.sessionEnded) }
+        user = userID
+        return .signedIn(account)
     }
 
     /// A browser sign-in for the page, bound to its return address: the provider's (authd makes
@@ -102,6 +110,8 @@ actor SignInPageSessionOperations: SignInPageOperations {
         case .provider(let provider): start = .provider(provider, scopes: nil)
         case .singleSignOn(let domain): start = .singleSignOn(.domain(domain))
         }
+        // Another provider chosen: the one before it will not come back to this page.
+        await close()
         switch await browser.begin(start, redirectTo: returnURL, owner: owner, bind: true) {
         case .success(let started):
             if let refusal = BrowserURLRule.refusal(of: started.url.absoluteString, projectURL: accounts.session.server) {

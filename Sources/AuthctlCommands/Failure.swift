@@ -15,6 +15,7 @@ enum ExitStatus: Int32 {
     case browserSignInFailed = 8
     case mfaRequired = 9
     case usage = 64
+    case interrupted = 130
 }
 
 /// An error that prints one line on stderr and exits with a documented code.

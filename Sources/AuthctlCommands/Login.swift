@@ -122,11 +122,15 @@ struct Login: ParsableCommand {
             throw ValidationError("--id-token-file, --nonce, --access-token-file and --scopes need --provider")
         }
         if !comesBack, browser.areSet || noBrowser {
-            throw ValidationError("--no-browser, --redirect-url and --timeout need --web, --provider, --sso, --sso-provider or --link")
+            throw ValidationError("--no-browser, --redirect-url and --timeout need --provider, --sso, --sso-provider or --link (--no-browser also --web)")
         }
         if isInteractive {
             if passwordStdin { throw ValidationError("--password-stdin needs --email: the password goes with an address") }
             if createUser || sendOnly || codeStdin { throw ValidationError("--create-user, --send-only and --code-stdin need --otp") }
+            if browser.areSet { throw ValidationError("--redirect-url and --timeout are for --provider, --sso, --sso-provider and --link") }
+            if onPage, captcha.file != nil {
+                throw ValidationError("the sign-in page takes no CAPTCHA token: give --email (with --captcha-token-file) to sign in with a password here")
+            }
             return
         }
         if sso != nil || ssoProvider != nil {

@@ -3,6 +3,7 @@ import AuthProtocol
 import Dispatch
 import FoundationEssentials
 import FoundationGaps
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,35 +26,51 @@ struct PageSignIn {
         guard page.url.hasPrefix("http://127.0.0.1:") else {
             throw Failure("authd answered a sign-in page address that is not on this computer; it was not opened", .browserSignInFailed)
         }
-        let cancelOnInterrupt = InterruptCancels(profile: profile, flowID: page.flowID, socketPath: connection.socketPath)
-        defer { cancelOnInterrupt.disarm() }
+        let interrupt = InterruptCancels(profile: profile, flowID: page.flowID, socketPath: connection.socketPath)
+        defer { interrupt.disarm() }
         if openBrowser, BrowserLauncher.open(page.url) {
             note("Opened your browser to sign in. If it did not open, visit this address on this computer:\n  \(page.url)")
         } else {
             note("To sign in, open this address in a browser on this computer:\n  \(page.url)")
         }
         note("Waiting for you to sign in in the browser (up to \(page.expiresIn / 60) minutes; Ctrl-C to cancel)…")
-        return try connection.call(Methods.WaitForInteractiveSignIn.self, .init(profile: profile, flowID: page.flowID),
-                                   timeout: TimeInterval(page.expiresIn) + 30)
+        do {
+            return try connection.call(Methods.WaitForInteractiveSignIn.self, .init(profile: profile, flowID: page.flowID),
+                                       timeout: TimeInterval(page.expiresIn) + 30)
+        } catch {
+            // The page was closed for Ctrl-C, which is why the wait ended: said as the shell says it.
+            if interrupt.happened { throw Failure("cancelled: the sign-in page is closed", .interrupted) }
+            throw error
+        }
     }
 }
 
-/// While a page is open, Ctrl-C (SIGINT) closes it before authctl exits, so that nothing stays
-/// open for nobody; then exits 130, as the shell expects of an interrupted command.
+/// While a page is open, Ctrl-C (SIGINT) closes it, so that nothing stays open for nobody: the
+/// wait then ends with the page's cancellation, and authctl exits 130, as the shell expects of an
+/// interrupted command. A second Ctrl-C (authd does not answer) exits at once.
 private final class InterruptCancels {
+    /// Whether Ctrl-C came, shared with the handler's queue.
+    private final class Flag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
     private let source: any DispatchSourceSignal
+    private let interrupted = Flag()
+
+    /// Whether Ctrl-C came.
+    var happened: Bool { interrupted.value.load(ordering: .acquiring) }
 
     init(profile: String?, flowID: String, socketPath: String) {
         signal(SIGINT, SIG_IGN)
         source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        let interrupted = self.interrupted
         source.setEventHandler {
+            guard !interrupted.value.exchange(true, ordering: .acquiringAndReleasing) else { _exit(130) }
             // A connection of its own: the main one is blocked waiting for the page.
             if let connection = try? AuthdConnection.connect(socketPath: socketPath) {
                 _ = try? connection.call(Methods.CancelInteractiveSignIn.self, .init(profile: profile, flowID: flowID), timeout: 5)
                 connection.close()
             }
-            note("\nCancelled: the sign-in page is closed.")
-            exit(130)
         }
         source.resume()
     }

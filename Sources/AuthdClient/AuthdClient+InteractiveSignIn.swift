@@ -61,7 +61,12 @@ extension AuthdClient {
             await lane.run { () -> Result<SessionStatus, AuthdError> in
                 Result { () throws(AuthdError) -> SessionStatus in
                     let (connection, _) = try greeter.open()
-                    defer { connection.close() }
+                    defer {
+                        // Ended first, so that a late cancellation shuts down no descriptor that
+                        // `close` freed for reuse.
+                        wait.end()
+                        connection.close()
+                    }
                     guard wait.begin(on: connection) else { throw .daemonUnavailable("the wait for the sign-in page was cancelled") }
                     // A page lives ten minutes; a little longer here, for authd to say it expired.
                     return try connection.call(Methods.WaitForInteractiveSignIn.self, parameters, timeout: 630)
@@ -81,12 +86,14 @@ extension AuthdClient {
 }
 
 /// A blocking wait on a connection of its own that another thread can end: `interrupt` before
-/// the wait has begun makes `begin` refuse, after it shuts the connection down.
+/// the wait has begun makes `begin` refuse, while it waits shuts the connection down, and after
+/// `end` does nothing.
 private final class InterruptibleWait: Sendable {
     private enum State {
         case idle
         case waiting(AuthdConnection)
         case interrupted
+        case ended
     }
 
     private let state = Mutex(State.idle)
@@ -100,11 +107,23 @@ private final class InterruptibleWait: Sendable {
         }
     }
 
-    /// Ends the wait: now, or as soon as it begins.
+    /// Ends the wait: now, or as soon as it begins; nothing once it has ended.
     func interrupt() {
         state.withLock { state in
-            if case .waiting(let connection) = state { connection.interruptForStop() }
-            state = .interrupted
+            switch state {
+            case .waiting(let connection):
+                connection.interruptForStop()
+                state = .interrupted
+            case .idle:
+                state = .interrupted
+            case .interrupted, .ended:
+                break
+            }
         }
+    }
+
+    /// The wait is over, before its connection closes.
+    func end() {
+        state.withLock { $0 = .ended }
     }
 }

@@ -144,6 +144,16 @@ public actor SignInPageVisit {
         }
         if cancelWhenIdle {
             cancelWhenIdle = false
+            if flow.hasEnded {
+                // The operation out ended the flow as it was being cancelled: its end is said,
+                // and, a failure letting the user start again, the visit still ends here.
+                sayIfEnded()
+                if !isOver {
+                    ending.yield(.cancelled(signedInAs: nil))
+                    endVisit()
+                }
+                return
+            }
             _ = flow.handle(.cancel, now: clock.now())
         }
         sayIfEnded()

@@ -2,6 +2,7 @@ import BlockingCalls
 import NIOCore
 import NIOPosix
 import SignInPage
+import Synchronization
 
 extension SignInPageHTTPServer: SignInPageListener {}
 
@@ -11,10 +12,11 @@ public struct LoopbackSignInPageListening: SignInPageListening {
     private let identity: (any LoopbackPeerIdentity)?
     private let limits: SignInPageHTTPServer.Limits
     private let group: any EventLoopGroup
+    private let lane = SharedLane(name: "authd-page-peer")
 
     /// Servers on `group` with `limits`, their connections' owners told by `identity`; by
-    /// default each server reads the kernel's socket tables on a lane of its own, a thread that
-    /// lives only as long as its page (an idle daemon keeps none).
+    /// default by the kernel's socket tables, read on one lane that every page shares: a thread
+    /// started with the first page (an idle daemon that showed none keeps none), never one a page.
     public init(identity: (any LoopbackPeerIdentity)? = nil, limits: SignInPageHTTPServer.Limits = SignInPageHTTPServer.Limits(),
                 group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
         self.identity = identity
@@ -24,7 +26,24 @@ public struct LoopbackSignInPageListening: SignInPageListening {
 
     /// A new server at a port the kernel picks.
     public func listen() async throws -> any SignInPageListener {
-        let identity = self.identity ?? ProcTablePeerIdentity(lane: BlockingLane(name: "authd-page-peer"))
+        let identity = self.identity ?? ProcTablePeerIdentity(lane: lane.lane)
         return try await SignInPageHTTPServer.bind(identity: identity, limits: limits, group: group)
+    }
+}
+
+/// A lane made on first use, then shared.
+private final class SharedLane: Sendable {
+    private let name: String
+    private let made = Mutex<BlockingLane?>(nil)
+
+    init(name: String) { self.name = name }
+
+    var lane: BlockingLane {
+        made.withLock { made in
+            if let made { return made }
+            let lane = BlockingLane(name: name)
+            made = lane
+            return lane
+        }
     }
 }

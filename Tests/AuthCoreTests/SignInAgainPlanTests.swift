@@ -104,4 +104,27 @@ import Testing
         #expect(SignInAgainPlan.browser(provider: "github").needsTerminal(secondFactor: true))
         #expect(SignInAgainPlan.password(.email("a@example.com")).needsTerminal(secondFactor: false))
     }
+
+    /// What the notice's "Sign in" opens: the page, on the form the account used with its address
+    /// in it, for anything the user types; the provider itself for a browser sign-in alone.
+    @Test func anythingTypedIsSignedInOnThePageOnTheFormTheAccountUsed() {
+        let cases: [(SignInAgainPlan, asks: Bool, page: Bool, SignInPageFlow.Options)] = [
+            (.password(.email("a@example.com")), true, true, .init(email: "a@example.com", method: .password)),
+            (.code(.email("a@example.com")), true, true, .init(email: "a@example.com", method: .emailCode)),
+            (.code(.phone("15551234567")), true, true, .init(phone: "15551234567", method: .phoneCode)),
+            (.password(.phone("+15551234567")), true, true, .init(phone: "+15551234567", method: .phoneCode)),
+            (.unknown, true, true, .init()),
+            (.browser(provider: "github"), false, false, .init()),
+            (.browser(provider: "github"), true, true, .init()),
+            (.singleSignOn(providerID: "3f2504e0-4f89-11d3-9a0c-0305e82c3301"), false, false, .init()),
+        ]
+        for (plan, asks, page, options) in cases {
+            #expect(plan.opensSignInPage(asks: asks) == page, "\(plan)")
+            #expect(plan.signInPageOptions == options, "\(plan)")
+        }
+        // The page fills in the number as people write it.
+        let flow = SignInPageFlow(startedAt: Date(timeIntervalSince1970: 0), settings: ProjectSettings(phoneEnabled: true),
+                                  options: SignInAgainPlan.code(.phone("15551234567")).signInPageOptions)
+        #expect(flow.step == .requestCode(.phone, address: "+15551234567"))
+    }
 }

@@ -102,7 +102,8 @@ import Testing
             // Its last page is still served, then the server closes, exactly when the time is up.
             try await browser.show()
             #expect(browser.heading == "Sign-in cancelled")
-            #expect(await monotonic.waitForSleepers(1))
+            // The wait it means: the time its last page is still shown.
+            #expect(await monotonic.waitForSleep(of: SignInPageBook.lingering))
             monotonic.advance(by: SignInPageBook.lingering - 1)
             let port = browser.port
             #expect(await PageBrowser.isListening(port: port))
@@ -131,7 +132,7 @@ import Testing
             let page = try await offPool { try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init()) }
             var browser = try PageBrowser(url: page.url)
             try await browser.open(page.url)
-            #expect(await monotonic.waitForSleepers(1))
+            #expect(await monotonic.waitForSleep(of: SignInPageFlow.lifetime))
             clock.advance(by: SignInPageFlow.lifetime - 1)
             monotonic.advance(by: SignInPageFlow.lifetime - 1)
             try await browser.show()

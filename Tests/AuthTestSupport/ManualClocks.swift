@@ -113,6 +113,20 @@ public final class SteppingMonotonicClock: MonotonicClock {
         for continuation in woken { continuation.resume() }
     }
 
+    /// Waits until a sleep of `seconds` from now is waiting (among others: a test names the wait
+    /// it means by its length); false when none was within `timeout` seconds of real time (a bound
+    /// that only ends a failing test).
+    public func waitForSleep(of seconds: TimeInterval, timeout: TimeInterval = 30) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(timeout))
+        while !state.withLock({ state in
+            state.sleepers.values.contains { $0.continuation != nil && abs($0.until - state.now - seconds) < 0.001 }
+        }) {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
     /// Waits until at least `count` sleeps are waiting; false when they were not within
     /// `timeout` seconds of real time (a bound that only ends a failing test).
     public func waitForSleepers(_ count: Int, timeout: TimeInterval = 30) async -> Bool {
