@@ -188,8 +188,12 @@ import Testing
     @Test func anAppsThirdPageClosesItsOldestAndUnknownPagesAreSaidSo() async throws {
         try await Self.run { daemon in
             let first = try await offPool { try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init(openBrowser: false)) }
+            let port = try PageBrowser(url: first.url).port
             _ = try await offPool { try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init(openBrowser: false)) }
+            #expect(await PageBrowser.isListening(port: port))
             _ = try await offPool { try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init(openBrowser: false)) }
+            // Closed at once, not after the time an ended page is still shown (the clock stands still).
+            #expect(await Self.eventually { await !PageBrowser.isListening(port: port) })
             #expect(try await Self.waitRefusal(daemon, first.flowID) == "sign_in_cancelled")
             #expect(try await Self.waitRefusal(daemon, "NoSuchPage0000") == "sign_in_failed")
         }

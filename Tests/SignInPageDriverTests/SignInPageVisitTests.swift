@@ -200,4 +200,48 @@ import Testing
         for await end in visit.ends { ends.append(end) }
         #expect(ends == [.failed(.unreachable), .cancelled(signedInAs: nil)])
     }
+
+    /// An app cancels while the sign-in is at the server: nothing is handed out after it, and the
+    /// page ends cancelled, even when that sign-in's own outcome ended the flow (a failure, which
+    /// alone would let the user start again).
+    @Test func anAppsCancelWhileASignInIsOutEndsThePageWhateverItsOutcome() async throws {
+        let operations = Operations(hold: true) { operation in
+            if case .signIn = operation { return .failed(.sessionEnded) }
+            return Self.usual(operation)
+        }
+        let visit = await Self.visit(operations)
+        var browser = Browser(visit: visit)
+        _ = try await browser.open()
+        let poster = browser
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { _ = await poster.post("/sign-in/password", ["email": "ada@example.com", "password": "pw"]) }
+            for await _ in operations.entered { break }
+            #expect(await visit.cancel(), "a page under way is cancelled")
+            operations.release.yield()
+            try await group.waitForAll()
+        }
+        #expect(await Self.ends(of: visit) == [.failed(.sessionEnded), .cancelled(signedInAs: nil)])
+        #expect(await !visit.cancel(), "a page that has ended is not cancelled again")
+        #expect(operations.operations.count == 2, "nothing was handed out after the cancel: \(operations.operations)")
+    }
+
+    /// How `visit` ended, read until its stream finishes; none when it does not within 30 s (a
+    /// bound that only ends a failing test, rather than hang it).
+    static func ends(of visit: SignInPageVisit) async -> [SignInPageEnd] {
+        await withTaskGroup(of: [SignInPageEnd]?.self) { group in
+            group.addTask {
+                var ends: [SignInPageEnd] = []
+                for await end in visit.ends { ends.append(end) }
+                return ends
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            // Not ended in time: no ends, which no test expects.
+            return first ?? []
+        }
+    }
 }
