@@ -24,6 +24,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Tests" / "browser"))
+import chromium  # noqa: E402
 import page_stack  # noqa: E402
 
 
@@ -34,7 +35,7 @@ def one_page(daemon, driver):
     page = daemon.begin_page()
     answered = time.time()
     driver.get(page["url"])
-    painted = page_stack.first_paint_wall_time(driver)
+    painted = chromium.first_paint_wall_time(driver)
     origin = driver.execute_script("return performance.timeOrigin") / 1000.0
     # Navigation timing: until the page's last byte (the 303 and /sign-in, both answered by
     # authd's page server), then the browser's own work until the paint.
@@ -78,7 +79,7 @@ class FloorServer:
         """(navigation start to first paint, of which served), in ms."""
         driver.get("about:blank")
         driver.get(self.url)
-        painted = page_stack.first_paint_wall_time(driver)
+        painted = chromium.first_paint_wall_time(driver)
         origin = driver.execute_script("return performance.timeOrigin") / 1000.0
         served = driver.execute_script("return performance.getEntriesByType('navigation')[0].responseEnd")
         return [(painted - origin) * 1000, served]
@@ -114,7 +115,7 @@ def main():
     arguments = parser.parse_args()
     if os.environ.get("AUTHD_PRIVATE_KEYRING") != "1":
         sys.exit("run under scripts/with-private-keyring")
-    missing = page_stack.chromium_missing()
+    missing = chromium.chromium_missing()
     if missing:
         sys.exit(missing)
 
@@ -123,7 +124,7 @@ def main():
     try:
         server = page_stack.DevServer(directory)
         daemon = page_stack.Daemon(directory, server.url)
-        driver = page_stack.start_chromium(directory)
+        driver = chromium.start_chromium(directory)
         driver.get("about:blank")   # the browser is up before the first page is asked for
         cold = one_page(daemon, driver)
         warm = [one_page(daemon, driver) for _ in range(arguments.runs)]

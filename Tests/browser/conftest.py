@@ -15,6 +15,7 @@ import shutil
 
 import pytest
 
+import chromium
 import page_stack
 from page_stack import Daemon, DevServer, contains_secret
 
@@ -29,13 +30,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "network_log: the test reads Chromium's network events (DevTools' Network domain)")
     if os.environ.get("AUTHD_PRIVATE_KEYRING") != "1":
         raise pytest.UsageError("run the browser tests under scripts/with-private-keyring: authd stores sessions in the keyring")
-    missing = page_stack.chromium_missing()
+    missing = chromium.chromium_missing()
     if missing is not None and os.environ.get("AUTHD_REQUIRE_BROWSER") == "1":
         raise pytest.UsageError(f"AUTHD_REQUIRE_BROWSER=1, but {missing}")
 
 
 def pytest_collection_modifyitems(config, items):
-    missing = page_stack.chromium_missing()
+    missing = chromium.chromium_missing()
     if missing is None:
         return
     for item in items:
@@ -130,7 +131,7 @@ def stack(request, screenshots_root):
 def driver(stack, request):
     directory = page_stack.make_temp_dir("authd-chromium-")
     try:
-        driver = page_stack.start_chromium(directory, network_log=request.node.get_closest_marker("network_log") is not None)
+        driver = chromium.start_chromium(directory, network_log=request.node.get_closest_marker("network_log") is not None)
     except BaseException:
         page_stack.remove_dir(directory)
         raise
