@@ -91,9 +91,11 @@ extension DaemonMethods {
             }
         }
 
-        table.register(Methods.OAuthWait.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.OAuthWait.self, for: .profileUsers) { parameters, connection throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
-            switch await profile.browser.wait(for: parameters.flowID) {
+            // A client that hangs up stops waiting, and gives its connection's slot back.
+            let browser = profile.browser
+            switch await connection.hangUp.cancellingOnEnd({ await browser.wait(for: parameters.flowID) }) {
             case .success: return await profile.session.status()
             case .failure(let failure): throw SignInErrorText.error(failure, method: .browser)
             }

@@ -21,15 +21,19 @@ extension DaemonMethods {
             }
         }
 
-        table.register(Methods.WaitForInteractiveSignIn.self, for: .profileUsers) { parameters, _ throws(RPCErrorObject) in
+        table.register(Methods.WaitForInteractiveSignIn.self, for: .profileUsers) { parameters, connection throws(RPCErrorObject) in
             let profile = try registry.profile(parameters.profile)
-            switch await profile.pages.wait(for: parameters.flowID) {
+            // A client that hangs up stops waiting, and gives its connection's slot back; the
+            // page stays open for another wait (the next `authctl login` finds it).
+            let pages = profile.pages
+            switch await connection.hangUp.cancellingOnEnd({ await pages.wait(for: parameters.flowID) }) {
             case .ended(let end):
                 if let error = InteractiveSignInErrorText.error(end, now: profile.session.clock.now()) { throw error }
                 return await profile.session.status()
             case .unknown:
                 throw .application(.signInFailed, "no sign-in page '\(parameters.flowID)' is open or ended lately: start one with session.beginInteractiveSignIn")
             case .stopped:
+                // A hung-up client's wait ends this way too; its answer goes nowhere.
                 throw .application(.signInCancelled, "the sign-in page closed before the sign-in ended: authd is stopping")
             }
         }

@@ -41,13 +41,17 @@ public struct ConnectionContext: Sendable {
     public let outbox: Outbox
     /// Whether the connection is busy or subscribed, for the idle timeout.
     public let activity: ConnectionActivity
+    /// Whether the connection has ended, for a request that only waits to stop waiting.
+    public let hangUp: ConnectionHangUp
 
     /// Creates a context (the server does, for each accepted connection; and the fuzzer).
-    package init(id: UInt64, peer: PeerCredentials, client: ClientIdentity, outbox: Outbox, activity: ConnectionActivity) {
+    package init(id: UInt64, peer: PeerCredentials, client: ClientIdentity, outbox: Outbox, activity: ConnectionActivity,
+                 hangUp: ConnectionHangUp = ConnectionHangUp()) {
         self.id = id
         self.peer = peer
         self.client = client
         self.outbox = outbox
         self.activity = activity
+        self.hangUp = hangUp
     }
 }

@@ -26,7 +26,11 @@ extension UnixSocketServer {
             channel.eventLoop.scheduleTask(in: TimeAmount(limits.dropGrace)) { channel.close(promise: nil) }
         }
         let activity = ConnectionActivity(now: NIODeadline.now().uptimeNanoseconds)
-        let context = ConnectionContext(id: id, peer: peer, client: client, outbox: outbox, activity: activity)
+        let hangUp = ConnectionHangUp()
+        // The channel closes when the client closes its socket (not when it only shuts down its
+        // writing side: half-closure is allowed) or when the daemon closes it.
+        channel.closeFuture.whenComplete { _ in hangUp.end() }
+        let context = ConnectionContext(id: id, peer: peer, client: client, outbox: outbox, activity: activity, hangUp: hangUp)
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineLength)))
         try pipeline.addHandler(ImmediateAnswerer(outbox: outbox, activity: activity) { line in

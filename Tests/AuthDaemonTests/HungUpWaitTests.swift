@@ -1,0 +1,101 @@
+import AuthProtocol
+import AuthSocketServer
+import AuthTestSupport
+import Foundation
+import SignInPageServer
+import Synchronization
+import Testing
+
+/// A request that only waits (for a sign-in page, for a browser) stops when its client hangs up,
+/// and gives the connection's slot back, instead of holding it until the flow ends ten minutes
+/// later; a client that only shuts down its writing side still gets its answer.
+@Suite struct HungUpWaitTests {
+    private func line(_ id: Int, _ method: String, _ params: String = "{}") -> Data {
+        Data("{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\"\(method)\",\"params\":\(params)}\n".utf8)
+    }
+
+    /// A raw connection the daemon serves (not refused as busy), once a slot is free: a slot
+    /// comes back a moment after its connection ends, so a refusal is retried, for up to
+    /// `seconds` (a bound for a failing run only: a passing one goes on at the first free slot).
+    private func servedConnection(_ daemon: DaemonHarness, seconds: Double = 30) throws -> LineConnection? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let raw = try daemon.raw()
+            raw.setReadTimeout(20)
+            if (try? raw.write(line(1, "hello"))) != nil, let answer = try? raw.readLine(), object(answer)["result"] != nil { return raw }
+            raw.close()
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return nil
+    }
+
+    /// Sends a wait for `flowID` on `raw`, then a `hello`, and reads the hello's answer: lines are
+    /// read in order, so the wait is in the daemon's hands by then.
+    private func startWaiting(on raw: LineConnection, for flowID: String) throws {
+        try raw.write(line(2, Methods.WaitForInteractiveSignIn.name, "{\"flow_id\":\"\(flowID)\"}") + line(3, "hello"))
+        #expect(object(try raw.readLine())["id"] as? Int == 3)
+    }
+
+    @Test func aClientThatHangsUpMidWaitGivesItsSlotBack() async throws {
+        try await DaemonHarness.run(limits: ConnectionLimits(maxConnections: 1), pages: LoopbackSignInPageListening()) { daemon in
+            try await offPool {
+                let opener = try #require(try servedConnection(daemon))
+                try opener.write(line(4, Methods.BeginInteractiveSignIn.name, "{\"open_browser\":false}"))
+                let flowID = try #require((object(try opener.readLine())["result"] as? [String: Any])?["flow_id"] as? String)
+                opener.close()
+
+                let waiter = try #require(try servedConnection(daemon))
+                try startWaiting(on: waiter, for: flowID)
+                waiter.close()
+                // The only slot is free again although the page is still open.
+                let next = try servedConnection(daemon)
+                #expect(next != nil, "the hung-up wait still holds the connection's slot")
+                next?.close()
+            }
+        }
+    }
+
+    @Test func aClientThatOnlyStopsWritingStillGetsTheAnswerItWaitsFor() async throws {
+        try await DaemonHarness.run(pages: LoopbackSignInPageListening()) { daemon in
+            try await offPool {
+                let page = try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init(openBrowser: false))
+                let waiter = try daemon.raw()
+                waiter.setReadTimeout(30)
+                try startWaiting(on: waiter, for: page.flowID)
+                waiter.finishWriting()
+                #expect(try daemon.connect().call(Methods.CancelInteractiveSignIn.self, .init(flowID: page.flowID)).cancelled)
+                // The page's end, not a wait cut short ("authd is stopping").
+                let error = object(try waiter.readLine())["error"] as? [String: Any]
+                #expect((error?["message"] as? String)?.contains("cancelled, on the page or by the app") == true, "\(String(describing: error))")
+                #expect(try waiter.readLine() == nil)
+                waiter.close()
+            }
+        }
+    }
+
+    @Test func aWaitEndsWhenItsConnectionDoesAndOnlyThen() async throws {
+        let hangUp = ConnectionHangUp()
+        let released = Mutex(false)
+        async let waited: Bool = hangUp.cancellingOnEnd {
+            // Waits for as long as it is not cancelled, as a flow's waiter does.
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            released.withLock { $0 = true }
+            return true
+        }
+        #expect(!hangUp.hasEnded && !released.withLock { $0 })
+        hangUp.end()
+        #expect(await waited)
+        #expect(hangUp.hasEnded)
+        // Once ended, a new wait is cut short at once, and a body that finishes first is answered.
+        await hangUp.untilEnded()
+        #expect(await ConnectionHangUp().cancellingOnEnd { 42 } == 42)
+    }
+
+    @Test func aCancelledWaiterForTheEndReturnsWithoutIt() async {
+        let hangUp = ConnectionHangUp()
+        let waiting = Task { await hangUp.untilEnded() }
+        waiting.cancel()
+        await waiting.value
+        #expect(!hangUp.hasEnded)
+    }
+}
