@@ -22,6 +22,9 @@ public final class ConnectionActivity: Sendable {
     /// A request line arrived; it is in flight until `requestFinished`.
     func requestStarted() { requestsInFlight.add(1, ordering: .relaxed) }
 
+    /// Whether a request is being answered (for tests, which wait for the count to settle).
+    package var hasRequestInFlight: Bool { requestsInFlight.load(ordering: .relaxed) > 0 }
+
     /// A request's answer was queued at `now`.
     func requestFinished(now: UInt64) {
         requestsInFlight.subtract(1, ordering: .relaxed)

@@ -13,14 +13,18 @@ final class IdleConnectionCloser: ChannelInboundHandler, RemovableChannelHandler
     typealias InboundOut = InboundFrame
 
     private let timeout: TimeAmount
+    private let timers: any ConnectionTimers
     private let activity: ConnectionActivity
     private let outbox: Outbox
     private let notice: ByteBuffer
     private let onIdle: () -> Void
-    private var check: Scheduled<Void>?
+    private var check: ScheduledConnectionTimer?
 
-    init(timeout: TimeAmount, activity: ConnectionActivity, outbox: Outbox, notice: ByteBuffer, onIdle: @escaping () -> Void) {
+    /// Closes the connection once `activity` has been quiet for `timeout` on `timers`' clock.
+    init(timeout: TimeAmount, timers: any ConnectionTimers, activity: ConnectionActivity, outbox: Outbox, notice: ByteBuffer,
+         onIdle: @escaping () -> Void) {
         self.timeout = timeout
+        self.timers = timers
         self.activity = activity
         self.outbox = outbox
         self.notice = notice
@@ -60,7 +64,7 @@ final class IdleConnectionCloser: ChannelInboundHandler, RemovableChannelHandler
 
     private func schedule(context: ChannelHandlerContext, in delay: TimeAmount) {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        check = context.eventLoop.scheduleTask(in: delay) {
+        check = timers.schedule(in: delay, on: context.eventLoop) {
             let (closer, context) = loopBound.value
             closer.evaluate(context: context)
         }
@@ -68,7 +72,7 @@ final class IdleConnectionCloser: ChannelInboundHandler, RemovableChannelHandler
 
     private func evaluate(context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
-        let remaining = activity.idleIn(timeout: UInt64(timeout.nanoseconds), now: NIODeadline.now().uptimeNanoseconds,
+        let remaining = activity.idleIn(timeout: UInt64(timeout.nanoseconds), now: timers.now(),
                                         queuedBytes: outbox.queuedBytes)
         switch remaining {
         case nil:

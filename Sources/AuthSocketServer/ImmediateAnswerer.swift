@@ -17,10 +17,12 @@ final class ImmediateAnswerer: ChannelInboundHandler, RemovableChannelHandler {
     private let answer: (UnsafeRawBufferPointer) -> ImmediateAnswer
     private let outbox: Outbox
     private let activity: ConnectionActivity
+    private let timers: any ConnectionTimers
 
-    /// `answer` says what to do with a request line.
-    init(outbox: Outbox, activity: ConnectionActivity, answer: @escaping (UnsafeRawBufferPointer) -> ImmediateAnswer) {
+    /// `answer` says what to do with a request line; an answer given marks `activity` at `timers`' now.
+    init(outbox: Outbox, activity: ConnectionActivity, timers: any ConnectionTimers, answer: @escaping (UnsafeRawBufferPointer) -> ImmediateAnswer) {
         self.answer = answer
+        self.timers = timers
         self.outbox = outbox
         self.activity = activity
     }
@@ -32,7 +34,7 @@ final class ImmediateAnswerer: ChannelInboundHandler, RemovableChannelHandler {
         }
         switch buffer.withUnsafeReadableBytes(answer) {
         case .reply(let reply):
-            activity.touch(now: NIODeadline.now().uptimeNanoseconds)
+            activity.touch(now: timers.now())
             context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: reply)), promise: nil)
         case .later(let work):
             context.fireChannelRead(wrapInboundOut(.call(work)))

@@ -16,7 +16,7 @@ extension UnixSocketServer {
     /// for the connection's task to take over (`serve`), or `closedUnclaimed` when the connection
     /// ends without ever needing one.
     static func startServing(_ channel: Channel, peer: PeerCredentials, client: ClientIdentity, id: UInt64, slot: SlotHold, limits: ConnectionLimits,
-                             notices: ConnectionNotice.Prepared, handler: any SocketRequestHandler, logger: Logger,
+                             timers: any ConnectionTimers, notices: ConnectionNotice.Prepared, handler: any SocketRequestHandler, logger: Logger,
                              claim: @escaping (ServedConnection) -> Void,
                              closedUnclaimed: @escaping (Outbox) -> Void) throws {
         let (items, continuation) = AsyncStream<Outbox.Item>.makeStream()
@@ -25,7 +25,7 @@ extension UnixSocketServer {
             // The final error goes out if the client reads again soon; if not, the connection is cut.
             channel.eventLoop.scheduleTask(in: TimeAmount(limits.dropGrace)) { channel.close(promise: nil) }
         }
-        let activity = ConnectionActivity(now: NIODeadline.now().uptimeNanoseconds)
+        let activity = ConnectionActivity(now: timers.now())
         let hangUp = ConnectionHangUp()
         // The channel closes when the client closes its socket (not when it only shuts down its
         // writing side: half-closure is allowed) or when the daemon closes it.
@@ -33,12 +33,12 @@ extension UnixSocketServer {
         let context = ConnectionContext(id: id, peer: peer, client: client, outbox: outbox, activity: activity, hangUp: hangUp)
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLength: limits.maxLineLength)))
-        try pipeline.addHandler(ImmediateAnswerer(outbox: outbox, activity: activity) { line in
+        try pipeline.addHandler(ImmediateAnswerer(outbox: outbox, activity: activity, timers: timers) { line in
             handler.answerAtOnce(line: line, connection: context)
         })
         if let idleTimeout = limits.idleTimeout, let idleNotice = notices.idle {
             try pipeline.addHandler(IdleConnectionCloser(
-                timeout: TimeAmount(idleTimeout), activity: activity, outbox: outbox, notice: idleNotice) {
+                timeout: TimeAmount(idleTimeout), timers: timers, activity: activity, outbox: outbox, notice: idleNotice) {
                     logger.debug("closing an idle connection", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])
                 })
         }
@@ -53,7 +53,7 @@ extension UnixSocketServer {
     /// The task of a connection that needed one: wraps the channel for async use, hands held and
     /// later lines to the handler, writes the outbox in order, and ends with the connection.
     static func serve(_ served: ServedConnection, handler: any SocketRequestHandler, limits: ConnectionLimits,
-                      logger: Logger) async {
+                      timers: any ConnectionTimers, logger: Logger) async {
         defer { served.slot.release() }
         let rawChannel = served.channel
         let context = served.context
@@ -105,12 +105,12 @@ extension UnixSocketServer {
                                     let data = Data(buffer.readableBytesView)
                                     requests.addTask {
                                         await handler.handle(line: data, connection: context)
-                                        activity.requestFinished(now: NIODeadline.now().uptimeNanoseconds)
+                                        activity.requestFinished(now: timers.now())
                                     }
                                 case .call(let work):
                                     requests.addTask {
                                         await work()
-                                        activity.requestFinished(now: NIODeadline.now().uptimeNanoseconds)
+                                        activity.requestFinished(now: timers.now())
                                     }
                                 case .tooLong:
                                     logger.notice("request line too long; closing", metadata: ["client.pid": "\(peer.pid)", "connection.id": "\(id)"])

@@ -22,6 +22,7 @@ public final class UnixSocketServer: Service, Sendable {
     private let handler: any SocketRequestHandler
     private let logger: Logger
     private let limits: ConnectionLimits
+    private let timers: any ConnectionTimers
     private let slots: ConnectionSlots
     private let group: MultiThreadedEventLoopGroup
     private let connectionIDs = ManagedAtomicCounter()
@@ -33,13 +34,16 @@ public final class UnixSocketServer: Service, Sendable {
     /// With `inheritedDescriptor` (socket activation: systemd bound `path` and passed the listening
     /// socket), that socket is used as it is: not bound, not chmod-ed and not removed at the end,
     /// since systemd keeps listening on it to start the daemon again on the next connection.
+    /// Connections keep time (their idle timeout) on `timers`.
     public init(path: String, handler: any SocketRequestHandler, logger: Logger, limits: ConnectionLimits = ConnectionLimits(),
+                timers: any ConnectionTimers = EventLoopConnectionTimers(),
                 inheritedDescriptor: Int32? = nil, onListening: @escaping @Sendable () -> Void = {}) {
         self.path = path
         self.inherited = inheritedDescriptor
         self.handler = handler
         self.logger = logger
         self.limits = limits
+        self.timers = timers
         self.slots = ConnectionSlots(limit: limits.maxConnections, perClient: limits.maxConnectionsPerClient)
         self.group = MultiThreadedEventLoopGroup.singleton
         self.readiness = onListening
@@ -65,7 +69,7 @@ public final class UnixSocketServer: Service, Sendable {
         // prompt's `$(authctl token)` thus costs the daemon no task and no thread hand-off, and a
         // connection that never needs one is closed by its hold, its idle closer or `live`.
         // Until the wrap, InboundHolds keep what arrives (see there).
-        let (limits, handler, connectionIDs, slots) = (self.limits, self.handler, self.connectionIDs, self.slots)
+        let (limits, timers, handler, connectionIDs, slots) = (self.limits, self.timers, self.handler, self.connectionIDs, self.slots)
         let maxConnections = limits.maxConnections
         let notices = ConnectionNotice.Prepared(limits: limits)
         let (claimed, claims) = AsyncStream<ServedConnection>.makeStream()
@@ -114,7 +118,7 @@ public final class UnixSocketServer: Service, Sendable {
             let slot = SlotHold { slots.release(for: client.quotaKey) }
             let id = connectionIDs.next()
             do {
-                try Self.startServing(channel, peer: peer, client: client, id: id, slot: slot, limits: limits, notices: notices,
+                try Self.startServing(channel, peer: peer, client: client, id: id, slot: slot, limits: limits, timers: timers, notices: notices,
                                       handler: handler, logger: logger) { served in
                     claims.yield(served)
                 } closedUnclaimed: { outbox in
@@ -150,7 +154,7 @@ public final class UnixSocketServer: Service, Sendable {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { connections in
                 for await connection in claimed {
-                    connections.addTask { await Self.serve(connection, handler: handler, limits: limits, logger: logger) }
+                    connections.addTask { await Self.serve(connection, handler: handler, limits: limits, timers: timers, logger: logger) }
                 }
                 // Nothing is accepted from here on. Every connection is closed here, with a task
                 // or without (a subscriber would otherwise keep its task, and so the daemon, alive

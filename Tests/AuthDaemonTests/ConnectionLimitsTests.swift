@@ -6,20 +6,6 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The ids of the connections a server is done with, in the order it finished them.
-private final class ClosedConnections: Sendable {
-    private let ids = Mutex<[UInt64]>([])
-
-    func add(_ connection: ConnectionContext) { ids.withLock { $0.append(connection.id) } }
-
-    /// Waits until `count` connections were closed (the bound only ends a failing test); all closed by then.
-    func wait(for count: Int) async -> [UInt64] {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ids.withLock({ $0.count }) < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-        return ids.withLock { $0 }
-    }
-}
-
 /// The limits that keep one client from hurting the others, on a real socket.
 @Suite struct ConnectionLimitsTests {
     /// The reason of an error line with a null id (a connection notice).
@@ -71,68 +57,91 @@ private final class ClosedConnections: Sendable {
         }
     }
 
-    @Test func aQuietConnectionIsClosedWithANoticeWhileASubscriberStaysOpen() async throws {
-        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .milliseconds(300))) { daemon in
-            try await offPool {
-                // The subscription must reach the daemon within the 300 ms a new connection may
-                // stay quiet. On a loaded machine (the whole suite starting at once) it sometimes
-                // does not, and the subscriber is closed as idle before it subscribed, which is
-                // right. So a subscriber whose first line is the idle notice is opened again; what
-                // is tested starts once one has subscribed.
-                var subscriber = try daemon.raw()
-                for attempt in 1...5 {
-                    subscriber.setReadTimeout(20)
-                    // Writing to a connection the daemon has already closed as idle may fail;
-                    // what the daemon sent first is what tells. A read that times out still fails.
-                    try? subscriber.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"events.subscribe\"}\n".utf8))
-                    let first = try subscriber.readLine()
-                    if first != nil, notice(first) != "idle_timeout" { break }
-                    #expect(attempt < 5, "the subscription never reached the daemon within the idle timeout")
-                    subscriber = try daemon.raw()
-                }
-                _ = try subscriber.readLine()   // INITIAL_SESSION
+    /// Idle closes on the test's clock: each is seen to happen exactly at its time, however
+    /// slowly a loaded machine connects (on the real clock, a subscriber sometimes did not
+    /// subscribe within a 300 ms timeout and was rightly closed first).
+    @Test func aQuietConnectionIsClosedWithANoticeAtItsTimeoutWhileASubscriberStaysOpen() async throws {
+        let timers = ManualConnectionTimers()
+        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .seconds(60)), timers: timers) { daemon in
+            let subscriber = try await daemon.subscriber()
+            defer { subscriber.close() }
+            #expect(await timers.waitForTimers(1))
+            let quiet = try daemon.raw()
+            defer { quiet.close() }
+            quiet.setReadTimeout(20)
+            #expect(await timers.waitForTimers(2))
+            // Each connection's first look is a timeout after its accept, and nothing closes before.
+            #expect(timers.pending == [.seconds(60), .seconds(60)])
+            await timers.advance(by: .seconds(60) - .nanoseconds(1))
+            #expect(timers.pending == [.nanoseconds(1), .nanoseconds(1)])
+            await timers.advance(by: .nanoseconds(1))
+            #expect(try await offPool { notice(try quiet.readLine()) } == "idle_timeout")
+            #expect(try await offPool { try quiet.readLine() } == nil)
+            // The subscriber stays, and is looked at again a timeout later.
+            #expect(timers.pending == [.seconds(60)])
 
-                let quiet = try daemon.raw()
-                quiet.setReadTimeout(20)
-                let started = Date()
-                let last = try quiet.readLine()
-                #expect(notice(last) == "idle_timeout")
-                #expect(Date().timeIntervalSince(started) >= 0.25)
-                #expect(try quiet.readLine() == nil)
-
-                // A connection opened after that close is closed as idle too: by then the
-                // subscriber, quiet since before the first opened, has been quiet for two
-                // timeouts, and yet it still gets the next event (a subscriber closed as idle
-                // would read its idle notice first).
-                let later = try daemon.raw()
-                later.setReadTimeout(20)
-                #expect(notice(try later.readLine()) == "idle_timeout")
-                #expect(try later.readLine() == nil)
-                let client = try daemon.connect()
-                _ = try client.call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
-                let line = try subscriber.readLine()
-                let event = object(line)
-                #expect((event["params"] as? [String: Any])?["event"] as? String == "SIGNED_IN",
-                        "\(line.map { String(decoding: $0, as: UTF8.self) } ?? "the connection was closed")")
+            // A connection opened now is closed at its time too; by then the subscriber has been
+            // quiet for two timeouts, and yet it gets the next event (a subscriber closed as idle
+            // would read its idle notice first).
+            let later = try daemon.raw()
+            defer { later.close() }
+            later.setReadTimeout(20)
+            #expect(await timers.waitForTimers(2))
+            await timers.advance(by: .seconds(60))
+            #expect(try await offPool { notice(try later.readLine()) } == "idle_timeout")
+            #expect(try await offPool { try later.readLine() } == nil)
+            let line = try await offPool {
+                _ = try daemon.connect().call(Methods.SignInWithPassword.self, .init(email: "a@example.com", password: "correct horse"))
+                return try subscriber.readLine()
             }
+            #expect((object(line)["params"] as? [String: Any])?["event"] as? String == "SIGNED_IN",
+                    "\(line.map { String(decoding: $0, as: UTF8.self) } ?? "the connection was closed")")
+        }
+    }
+
+    @Test func aConnectionIsClosedATimeoutAfterItsLastAnswerNotAfterItsAccept() async throws {
+        let timers = ManualConnectionTimers()
+        let observer = ConnectionObserver()
+        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .seconds(60)), timers: timers, observer: observer) { daemon in
+            let raw = try daemon.raw()
+            defer { raw.close() }
+            raw.setReadTimeout(20)
+            #expect(await timers.waitForTimers(1))
+            await timers.advance(by: .seconds(40))
+            let answered = try await offPool {
+                try raw.write(Data("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"hello\"}\n".utf8))
+                return object(try raw.readLine())["id"] as? Int
+            }
+            #expect(answered == 1)
+            #expect(await observer.waitUntilNoRequestInFlight())
+            // At the first look, 60 s after the accept, it has been quiet for 20 s: it is looked at
+            // again when the other 40 s are up, and closed then.
+            await timers.advance(by: .seconds(20))
+            #expect(timers.pending == [.seconds(40)])
+            await timers.advance(by: .seconds(40) - .nanoseconds(1))
+            #expect(timers.pending == [.nanoseconds(1)])
+            await timers.advance(by: .nanoseconds(1))
+            #expect(try await offPool { notice(try raw.readLine()) } == "idle_timeout")
         }
     }
 
     @Test func theClientLibraryOpensAConnectionAgainAfterAnIdleClose() async throws {
-        // Long enough that a loaded machine does not close the new connection between its greeting
-        // and the call (with 1 s, a CI run saw the retry's connection closed as idle too).
-        let closed = ClosedConnections()
-        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .seconds(3)), onConnectionClosed: { closed.add($0) }) { daemon in
+        let timers = ManualConnectionTimers()
+        let observer = ConnectionObserver()
+        try await DaemonHarness.run(limits: ConnectionLimits(idleTimeout: .seconds(60)), timers: timers, observer: observer) { daemon in
             let client = try await AuthdClient.connect(socketPath: daemon.socketPath, onWarning: { _ in })
             #expect(try await client.status().state == "signed_out")
             // The daemon closes the client's one connection as idle (the client never closes it).
-            let idle = await closed.wait(for: 1)
+            #expect(await timers.waitForTimers(1))
+            #expect(await observer.waitUntilNoRequestInFlight())
+            await timers.advance(by: .seconds(60))
+            let idle = await observer.waitForClosed(1)
             #expect(idle.count == 1, "the idle connection was not closed")
             // Its idle notice is waiting on the old connection; the call goes out again on a new one.
             #expect(try await client.status().state == "signed_out")
             await client.close()
             // That new connection is a second one, which the client's close ends.
-            let both = await closed.wait(for: 2)
+            let both = await observer.waitForClosed(2)
             #expect(both.count == 2 && Set(both).count == 2, "\(both)")
         }
     }

@@ -26,12 +26,13 @@ struct DaemonHarness: Sendable {
     /// Runs `body` against a daemon serving profile "default" on `path`; everything stops when it
     /// returns.
     /// Sign-in pages are served through `pages` and opened with `browserOpener` (none: this
-    /// daemon serves none), on the clocks given.
+    /// daemon serves none), on the clocks given; connections keep time on `timers`.
     static func run(api: FakeGoTrue = FakeGoTrue(), store: InMemorySessionStore = InMemorySessionStore(),
-                    limits: ConnectionLimits = ConnectionLimits(), at path: String = newSocketPath(),
+                    limits: ConnectionLimits = ConnectionLimits(), timers: any ConnectionTimers = EventLoopConnectionTimers(),
+                    at path: String = newSocketPath(),
                     pages: (any SignInPageListening)? = nil, browserOpener: (any BrowserOpener)? = nil,
                     clock: any WallClock = SystemClock(), monotonic: any MonotonicClock = SystemMonotonicClock(),
-                    onConnectionClosed: (@Sendable (ConnectionContext) -> Void)? = nil,
+                    observer: ConnectionObserver? = nil,
                     _ body: @Sendable (DaemonHarness) async throws -> Void) async throws {
         let directory = URL(fileURLWithPath: (path as NSString).deletingLastPathComponent)
         let logger = Logger(label: "authd-test")
@@ -39,8 +40,8 @@ struct DaemonHarness: Sendable {
                                    policy: RefreshPolicy(jitterFraction: 0), logger: logger)
         let profile = ProfileServices(session: driver, pages: pages, browserOpener: browserOpener)
         let dispatcher = RequestDispatcher(registry: ProfileRegistry(profiles: [profile], defaultProfile: "default"), logger: logger)
-        let handler: any SocketRequestHandler = onConnectionClosed.map { ObservedHandler(inner: dispatcher, closed: $0) } ?? dispatcher
-        let server = UnixSocketServer(path: path, handler: handler, logger: logger, limits: limits)
+        let handler: any SocketRequestHandler = observer.map { ObservedHandler(inner: dispatcher, observer: $0) } ?? dispatcher
+        let server = UnixSocketServer(path: path, handler: handler, logger: logger, limits: limits, timers: timers)
         let harness = DaemonHarness(socketPath: path, api: api, store: store, dispatcher: dispatcher)
         // Stopped the way SIGTERM stops authd: graceful shutdown of a ServiceGroup.
         let services = ServiceGroup(configuration: .init(services: [.init(service: profile), .init(service: server)],
@@ -96,21 +97,25 @@ struct DaemonHarness: Sendable {
     }
 }
 
-/// The dispatcher, telling the test of each connection the server is done with (after the
-/// dispatcher has dropped what it registered for it).
+/// The dispatcher, telling the test's observer of each connection that sent a request, and of
+/// each the server is done with (after the dispatcher has dropped what it registered for it).
 private struct ObservedHandler: SocketRequestHandler {
     let inner: RequestDispatcher
-    let closed: @Sendable (ConnectionContext) -> Void
+    let observer: ConnectionObserver
 
-    func handle(line: Data, connection: ConnectionContext) async { await inner.handle(line: line, connection: connection) }
+    func handle(line: Data, connection: ConnectionContext) async {
+        observer.requested(connection)
+        await inner.handle(line: line, connection: connection)
+    }
 
     func connectionClosed(_ connection: ConnectionContext) async {
         await inner.connectionClosed(connection)
-        closed(connection)
+        observer.closed(connection)
     }
 
     func answerAtOnce(line: UnsafeRawBufferPointer, connection: ConnectionContext) -> ImmediateAnswer {
-        inner.answerAtOnce(line: line, connection: connection)
+        observer.requested(connection)
+        return inner.answerAtOnce(line: line, connection: connection)
     }
 }
 

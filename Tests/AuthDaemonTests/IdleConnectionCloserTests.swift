@@ -16,7 +16,8 @@ import Testing
         if connected { try connect(channel) }
         let (_, continuation) = AsyncStream<Outbox.Item>.makeStream()
         let outbox = Outbox(continuation: continuation, limit: 1024, finalLine: Data("final\n".utf8)) {}
-        let closer = IdleConnectionCloser(timeout: .milliseconds(300), activity: ConnectionActivity(now: 0), outbox: outbox,
+        // The embedded loop's timers, on its own clock; "now" is the real one, long after 0.
+        let closer = IdleConnectionCloser(timeout: .milliseconds(300), timers: EventLoopConnectionTimers(), activity: ConnectionActivity(now: 0), outbox: outbox,
                                           notice: ByteBuffer(string: Self.notice)) {}
         try channel.pipeline.syncOperations.addHandler(closer)
         return (channel, loop)
