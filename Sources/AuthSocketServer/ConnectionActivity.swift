@@ -23,18 +23,20 @@ public final class ConnectionActivity: Sendable {
     func requestStarted() { requestsInFlight.add(1, ordering: .relaxed) }
 
     /// Whether a request is being answered (for tests, which wait for the count to settle).
-    package var hasRequestInFlight: Bool { requestsInFlight.load(ordering: .relaxed) > 0 }
+    package var hasRequestInFlight: Bool { requestsInFlight.load(ordering: .acquiring) > 0 }
 
     /// A request's answer was queued at `now`.
     func requestFinished(now: UInt64) {
-        requestsInFlight.subtract(1, ordering: .relaxed)
+        // The time first, released with the count: whoever sees the request done (the idle
+        // closer) sees when it was done, not the time of the one before.
         touch(now: now)
+        requestsInFlight.subtract(1, ordering: .releasing)
     }
 
     /// Nanoseconds until the connection counts as idle, or 0 when it is idle at `now`; nil while
     /// it is busy (a request in flight, answers still queued) or subscribed.
     func idleIn(timeout: UInt64, now: UInt64, queuedBytes: Int) -> UInt64? {
-        if subscribed.load(ordering: .relaxed) || requestsInFlight.load(ordering: .relaxed) > 0 || queuedBytes > 0 { return nil }
+        if subscribed.load(ordering: .relaxed) || requestsInFlight.load(ordering: .acquiring) > 0 || queuedBytes > 0 { return nil }
         // Another thread may have touched it a moment "after" `now` was read.
         let last = lastActive.load(ordering: .relaxed)
         let quiet = now > last ? now - last : 0

@@ -21,6 +21,9 @@ public final class ConnectionHangUp: Sendable {
     /// Whether the connection has ended.
     public var hasEnded: Bool { state.withLock { $0.ended } }
 
+    /// How many `untilEnded` are waiting (for tests, which cancel one that waits).
+    package var waiting: Int { state.withLock { $0.waiters.count } }
+
     /// The connection has ended: every `untilEnded` returns.
     package func end() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -3,7 +3,6 @@ import AuthSocketServer
 import AuthTestSupport
 import Foundation
 import SignInPageServer
-import Synchronization
 import Testing
 
 /// A request that only waits (for a sign-in page, for a browser) stops when its client hangs up,
@@ -48,9 +47,11 @@ import Testing
                 try startWaiting(on: waiter, for: flowID)
                 waiter.close()
                 // The only slot is free again although the page is still open.
-                let next = try servedConnection(daemon)
-                #expect(next != nil, "the hung-up wait still holds the connection's slot")
-                next?.close()
+                let next = try #require(try servedConnection(daemon), "the hung-up wait still holds the connection's slot")
+                // And the page it waited for is still open: only the wait ended.
+                try next.write(line(5, Methods.CancelInteractiveSignIn.name, "{\"flow_id\":\"\(flowID)\"}"))
+                #expect((object(try next.readLine())["result"] as? [String: Any])?["cancelled"] as? Bool == true)
+                next.close()
             }
         }
     }
@@ -73,29 +74,76 @@ import Testing
         }
     }
 
-    @Test func aWaitEndsWhenItsConnectionDoesAndOnlyThen() async throws {
+    @Test(.timeLimit(.minutes(1))) func aWaitEndsWhenItsConnectionDoesAndOnlyThen() async throws {
         let hangUp = ConnectionHangUp()
-        let released = Mutex(false)
+        let (started, starting) = AsyncStream<Void>.makeStream()
         async let waited: Bool = hangUp.cancellingOnEnd {
+            starting.finish()
             // Waits for as long as it is not cancelled, as a flow's waiter does.
             while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-            released.withLock { $0 = true }
             return true
         }
-        #expect(!hangUp.hasEnded && !released.withLock { $0 })
+        for await _ in started {}
+        // The body runs and the end is awaited; neither has finished.
+        while hangUp.waiting == 0 { await Task.yield() }
+        #expect(!hangUp.hasEnded)
         hangUp.end()
         #expect(await waited)
-        #expect(hangUp.hasEnded)
-        // Once ended, a new wait is cut short at once, and a body that finishes first is answered.
+        #expect(hangUp.hasEnded && hangUp.waiting == 0)
+        // Once ended, a new wait is cut short at once.
         await hangUp.untilEnded()
-        #expect(await ConnectionHangUp().cancellingOnEnd { 42 } == 42)
     }
 
-    @Test func aCancelledWaiterForTheEndReturnsWithoutIt() async {
+    @Test func aBodyThatFinishesFirstIsAnsweredAndStopsTheWaitForTheEnd() async {
         let hangUp = ConnectionHangUp()
-        let waiting = Task { await hangUp.untilEnded() }
+        let (answered, answering) = AsyncStream<Void>.makeStream()
+        // Off the test's task: a wait for the end that is never stopped fails the test, not the run.
+        _ = Task {
+            if await hangUp.cancellingOnEnd({ 42 }) == 42 { answering.finish() }
+        }
+        #expect(await ends(answered), "the wait for the end was not stopped when the body finished")
+        #expect(hangUp.waiting == 0 && !hangUp.hasEnded)
+    }
+
+    /// Whether `finished` ends within `seconds` (a bound only a failing run reaches: a waiter
+    /// that is never resumed then fails the test instead of hanging the run, since iterating a
+    /// stream, unlike awaiting a task's value, stops when cancelled).
+    private func ends(_ finished: AsyncStream<Void>, within seconds: Double = 30) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in finished {}
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    @Test func aCancelledWaiterForTheEndReturnsWithoutItWhetherItWaitedOrNot() async {
+        let hangUp = ConnectionHangUp()
+        // Cancelled while it waits: its cancellation handler resumes it.
+        let (resumed, resuming) = AsyncStream<Void>.makeStream()
+        let waiting = Task {
+            await hangUp.untilEnded()
+            resuming.finish()
+        }
+        while hangUp.waiting == 0 { await Task.yield() }
         waiting.cancel()
-        await waiting.value
-        #expect(!hangUp.hasEnded)
+        #expect(await ends(resumed), "a waiter cancelled while it waited was not resumed")
+        #expect(hangUp.waiting == 0)
+        // Cancelled before it waits: it does not start waiting.
+        let (returned, returning) = AsyncStream<Void>.makeStream()
+        _ = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await hangUp.untilEnded()
+            returning.finish()
+        }
+        #expect(await ends(returned), "a waiter cancelled before it waited was not resumed")
+        #expect(hangUp.waiting == 0 && !hangUp.hasEnded)
     }
 }

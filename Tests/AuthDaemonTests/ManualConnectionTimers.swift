@@ -15,6 +15,8 @@ final class ManualConnectionTimers: ConnectionTimers {
     private struct State {
         var now: UInt64 = 1_000_000_000
         var timers: [UInt64: Timer] = [:]
+        /// Fired by `advance`, not yet run: a cancel now still stops them, as NIO's does.
+        var firing: Set<UInt64> = []
         var nextID: UInt64 = 0
     }
 
@@ -28,7 +30,12 @@ final class ManualConnectionTimers: ConnectionTimers {
             state.timers[state.nextID] = Timer(deadline: state.now + UInt64(max(0, delay.nanoseconds)), loop: loop, body: body)
             return state.nextID
         }
-        return ScheduledConnectionTimer { _ = self.state.withLock { $0.timers.removeValue(forKey: id) } }
+        return ScheduledConnectionTimer {
+            self.state.withLock { state in
+                state.timers[id] = nil
+                state.firing.remove(id)
+            }
+        }
     }
 
     /// How far from now each timer set is, soonest first.
@@ -52,12 +59,21 @@ final class ManualConnectionTimers: ConnectionTimers {
     /// Moves the clock forward by `duration` and runs every timer it passes, each on its loop,
     /// returning once they all have.
     func advance(by duration: Duration) async {
-        let due = state.withLock { state -> [Timer] in
+        let due = state.withLock { state -> [(id: UInt64, timer: Timer)] in
             state.now += UInt64(duration.components.seconds) * 1_000_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000)
             let fired = state.timers.filter { $0.value.deadline <= state.now }
-            for id in fired.keys { state.timers[id] = nil }
-            return fired.values.sorted { $0.deadline < $1.deadline }
+            for id in fired.keys {
+                state.timers[id] = nil
+                state.firing.insert(id)
+            }
+            return fired.map { (id: $0.key, timer: $0.value) }.sorted { $0.timer.deadline < $1.timer.deadline }
         }
-        for timer in due { try? await timer.loop.submit(timer.body).get() }
+        for (id, timer) in due {
+            try? await timer.loop.submit {
+                // On the loop, as a cancel is: one that came first stops it.
+                guard self.state.withLock({ $0.firing.remove(id) != nil }) else { return }
+                timer.body()
+            }.get()
+        }
     }
 }
