@@ -23,7 +23,7 @@ import Testing
             let refreshesBefore = daemon.api.refreshCalls
             // FakeGoTrue confirms an email at once, as an auto-confirming project does: the user is permanent now.
             _ = try await offPool { try daemon.connect().call(Methods.UpdateUser.self, .init(email: "kept@example.com")) }
-            try await SecondFactorThroughDaemonTests.waitUntil { daemon.api.refreshCalls == refreshesBefore + 1 }
+            try #require(await eventually { daemon.api.refreshCalls == refreshesBefore + 1 })
             let after = try await offPool { try daemon.connect().call(Methods.Status.self, ProfileParameters()) }
             #expect(after.user?.isAnonymous == nil)
         }

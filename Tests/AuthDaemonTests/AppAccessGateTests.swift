@@ -40,7 +40,7 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await gate.admit(app, profile: "default") }
             // Wait until the request is listed as pending, then decide.
-            while await gate.records(profile: "default").first?.access != "pending" { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(await eventually(every: .milliseconds(5)) { await gate.records(profile: "default").first?.access == "pending" })
             // Another program of the user cannot approve itself.
             await #expect(throws: RPCErrorObject.self) {
                 try await gate.decide(app: app.app, profile: "default", decision: .allowed, caller: app)
@@ -92,10 +92,7 @@ import Testing
                     admitted.add()
                 }
             }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-            while await gate.waitingRequests(app: app.app, profile: "default") < 5, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            #expect(await eventually(within: 60, every: .milliseconds(5)) { await gate.waitingRequests(app: app.app, profile: "default") >= 5 })
             #expect(await gate.waitingRequests(app: app.app, profile: "default") == 5)
             #expect(admitted.value == 0, "a request was admitted before anyone decided")
             _ = try await gate.decide(app: app.app, profile: "default", decision: .allowed, caller: authctl)

@@ -40,7 +40,7 @@ import Testing
                     _ = try await offPool { try daemon.connect().call(Methods.UpdateUser.self, .init(email: "kept@example.com")) }
                 }
                 // The refresh the change needs is out (held back a second by the server).
-                try await SecondFactorThroughDaemonTests.waitUntil { api.refreshCalls == 1 }
+                try #require(await eventually { api.refreshCalls == 1 })
                 let token = try await offPool { try daemon.connect().call(Methods.Token.self, .init()).accessToken }
                 #expect(token != anonymousToken, "the stale anonymous token was served")
                 #expect(token == daemon.store.stored("default")?.accessToken)

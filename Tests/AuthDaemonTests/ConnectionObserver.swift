@@ -1,4 +1,5 @@
 import AuthSocketServer
+import AuthTestSupport
 import Foundation
 import Synchronization
 
@@ -21,8 +22,7 @@ final class ConnectionObserver: Sendable {
     /// Waits until `count` connections were closed (the bound only ends a failing test); the ids
     /// of all closed by then, in the order they closed.
     func waitForClosed(_ count: Int) async -> [UInt64] {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while state.withLock({ $0.closed.count }) < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        _ = await eventually(within: 60) { state.withLock { $0.closed.count } >= count }
         return state.withLock { $0.closed }
     }
 
@@ -30,11 +30,8 @@ final class ConnectionObserver: Sendable {
     /// before the server counts the request done, and an idle look in between would find the
     /// connection busy. False after `seconds`, which only a failing run waits.
     func waitUntilNoRequestInFlight(seconds: Double = 30) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while state.withLock({ $0.seen.values.contains { $0.activity.hasRequestInFlight } }) {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(2))
+        await eventually(within: seconds, every: .milliseconds(2)) {
+            !state.withLock { $0.seen.values.contains { $0.activity.hasRequestInFlight } }
         }
-        return true
     }
 }

@@ -83,6 +83,25 @@ struct DaemonHarness: Sendable {
     /// A raw line connection.
     func raw() throws -> LineConnection { try LineConnection.connect(path: socketPath) }
 
+    /// A raw connection the daemon serves rather than refuses as busy: `request` is written on a
+    /// new connection and its answer read, and one whose answer `isServed` does not accept is
+    /// closed and another tried. A slot comes back a moment after its connection ends, and
+    /// connections take their slots on NIO's event loops, not strictly in connect order, so a
+    /// refusal is retried for up to `seconds`, a bound only a failing run reaches; nil if none was
+    /// served by then. It blocks: call it inside `offPool`.
+    func servedRaw(sending request: Data, seconds: Double = 30, isServed: ([UInt8]?) -> Bool) throws -> LineConnection? {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
+        repeat {
+            let connection = try raw()
+            connection.setReadTimeout(20)
+            // A refused connection may be closed before the request is written.
+            if (try? connection.write(request)) != nil, isServed(try? connection.readLine()) { return connection }
+            connection.close()
+            Thread.sleep(forTimeInterval: 0.02)
+        } while ContinuousClock.now < deadline
+        return nil
+    }
+
     /// A raw connection subscribed to the default profile's events, past the acknowledgement and
     /// the `INITIAL_SESSION` snapshot; its reads wait at most `timeout` seconds.
     func subscriber(timeout: Double = 30) async throws -> LineConnection {

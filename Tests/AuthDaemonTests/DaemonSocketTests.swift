@@ -97,9 +97,8 @@ import Testing
                 } catch AuthdError.notSignedIn {
                 }
             }
-            // The delete goes through the store's serial queue; give it a moment to land.
-            for _ in 0..<100 where daemon.store.stored("default") != nil { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(daemon.store.stored("default") == nil)
+            // The delete goes through the store's serial queue: it lands a moment later.
+            #expect(await eventually { daemon.store.stored("default") == nil })
             #expect(daemon.store.log.filter { $0.hasPrefix("save") }.count == 1)
         }
     }
@@ -214,14 +213,11 @@ import Testing
                 finished.withLock { $0 = true }
             }.start()
             // Shutdown begins only once connections are arriving, so that it meets them.
-            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-            while accepted.withLock({ $0 }) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            _ = await eventually(within: 60, every: .milliseconds(5)) { accepted.withLock { $0 } > 0 }
         }
         // The process survived (a crash would have ended the run), the connections did arrive, and
         // once the daemon was gone they were refused rather than left hanging.
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-        while !finished.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(finished.withLock { $0 }, "connections still succeeded a minute after the daemon stopped")
+        #expect(await eventually(within: 60) { finished.withLock { $0 } }, "connections still succeeded a minute after the daemon stopped")
         #expect(accepted.withLock { $0 } > 0)
     }
 }

@@ -13,19 +13,9 @@ import Testing
         Data("{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\"\(method)\",\"params\":\(params)}\n".utf8)
     }
 
-    /// A raw connection the daemon serves (not refused as busy), once a slot is free: a slot
-    /// comes back a moment after its connection ends, so a refusal is retried, for up to
-    /// `seconds` (a bound for a failing run only: a passing one goes on at the first free slot).
-    private func servedConnection(_ daemon: DaemonHarness, seconds: Double = 30) throws -> LineConnection? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            let raw = try daemon.raw()
-            raw.setReadTimeout(20)
-            if (try? raw.write(line(1, "hello"))) != nil, let answer = try? raw.readLine(), object(answer)["result"] != nil { return raw }
-            raw.close()
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return nil
+    /// A raw connection the daemon serves (not refused as busy), once a slot is free.
+    private func servedConnection(_ daemon: DaemonHarness) throws -> LineConnection? {
+        try daemon.servedRaw(sending: line(1, "hello")) { object($0)["result"] != nil }
     }
 
     /// Sends a wait for `flowID` on `raw`, then a `hello`, and reads the hello's answer: lines are

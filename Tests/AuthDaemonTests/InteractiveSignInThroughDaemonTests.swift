@@ -108,7 +108,7 @@ import Testing
             let port = browser.port
             #expect(await PageBrowser.isListening(port: port))
             monotonic.advance(by: 1)
-            #expect(await Self.eventually { await !PageBrowser.isListening(port: port) })
+            #expect(await eventually { await !PageBrowser.isListening(port: port) })
         }
     }
 
@@ -193,7 +193,7 @@ import Testing
             #expect(await PageBrowser.isListening(port: port))
             _ = try await offPool { try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init(openBrowser: false)) }
             // Closed at once, not after the time an ended page is still shown (the clock stands still).
-            #expect(await Self.eventually { await !PageBrowser.isListening(port: port) })
+            #expect(await eventually { await !PageBrowser.isListening(port: port) })
             #expect(try await Self.waitRefusal(daemon, first.flowID) == "sign_in_cancelled")
             #expect(try await Self.waitRefusal(daemon, "NoSuchPage0000") == "sign_in_failed")
         }
@@ -229,14 +229,5 @@ import Testing
     /// The reason `session.waitForInteractiveSignIn` answers for `flowID`.
     static func waitRefusal(_ daemon: DaemonHarness, _ flowID: String) async throws -> String? {
         try await refusal(daemon, Methods.WaitForInteractiveSignIn.name, #"{"flow_id":"\#(flowID)"}"#)
-    }
-
-    /// Whether `condition` comes true within 30 s (a bound that only ends a failing test).
-    static func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-        for _ in 0..<600 {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
     }
 }

@@ -1,4 +1,5 @@
 import AuthSocketServer
+import AuthTestSupport
 import Foundation
 import NIOCore
 import Synchronization
@@ -48,12 +49,7 @@ final class ManualConnectionTimers: ConnectionTimers {
     /// moment after its close); false if that takes longer than `seconds`, which only a failing
     /// run waits.
     func waitForTimers(_ count: Int, seconds: Double = 30) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(seconds))
-        while state.withLock({ $0.timers.count }) != count {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        await eventually(within: seconds, every: .milliseconds(5)) { state.withLock { $0.timers.count } == count }
     }
 
     /// Moves the clock forward by `duration` and runs every timer it passes, each on its loop,

@@ -68,12 +68,9 @@ import Testing
             #expect(try await offPool { try daemon.connect().call(Methods.Token.self, .init()) }.accessToken == "access-1")
 
             store.setFailure(nil)
-            var keyring = "unavailable"
-            for _ in 0..<100 where keyring != "ok" {
-                try await Task.sleep(for: .milliseconds(100))
-                keyring = try await offPool { try daemon.connect().call(Methods.Status.self, .init()) }.keyring
-            }
-            #expect(keyring == "ok")
+            #expect(try await eventually(every: .milliseconds(100)) {
+                try await offPool { try daemon.connect().call(Methods.Status.self, .init()) }.keyring == "ok"
+            })
             #expect(daemon.store.stored("default")?.accessToken == "access-1")
         }
     }
@@ -83,12 +80,10 @@ import Testing
         api.failNextRefreshes([.http(status: 400, code: "refresh_token_already_used", message: "Invalid Refresh Token: Already Used", retryAfter: nil)])
         try await DaemonHarness.run(api: api, store: Self.storeDueForRefresh()) { daemon in
             var status = SessionStatus(profile: "", state: "", server: "")
-            for _ in 0..<200 {
+            #expect(try await eventually {
                 status = try await offPool { try daemon.connect().call(Methods.Status.self, .init()) }
-                if status.state == "signed_out" { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(status.state == "signed_out")
+                return status.state == "signed_out"
+            })
             #expect(status.signOutReason == "refresh_token_already_used")
             try await offPool {
                 do {

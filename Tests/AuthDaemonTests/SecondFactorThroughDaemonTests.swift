@@ -32,7 +32,7 @@ import Testing
             }
             // While the verification is out, a request for more validity than the token has left
             // would refresh; it waits instead, and gets the raised session's token.
-            try await Self.waitUntil { daemon.api.isVerifying }
+            #expect(await eventually { daemon.api.isVerifying })
             let token = try await offPool { try daemon.connect().call(Methods.Token.self, .init(minValidity: 1200)) }
             let status = try await verified
             #expect(status.state == "signed_in")
@@ -59,7 +59,7 @@ import Testing
         api.setRefreshDelay(.seconds(1))
         try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
             async let refreshed = offPool { try daemon.connect().call(Methods.Token.self, .init(minValidity: 1200)) }
-            try await Self.waitUntil { daemon.api.refreshCalls == 1 }
+            #expect(await eventually { daemon.api.refreshCalls == 1 })
             let status = try await offPool {
                 try daemon.connect().call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode))
             }
@@ -236,8 +236,7 @@ import Testing
             let removed = try await offPool { try daemon.connect().call(Methods.UnenrollFactor.self, .init(factorID: FakeGoTrue.factorID.uppercased())) }
             #expect(removed.factorID == FakeGoTrue.factorID)
             // The refresh the removal asked for: the token may state a level the session lost.
-            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-            while daemon.api.refreshCalls == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(await eventually { daemon.api.refreshCalls > 0 })
             #expect(daemon.api.refreshCalls == 1)
             #expect(daemon.api.factorCalls == ["enroll totp", "unenroll"])
         }
@@ -255,8 +254,7 @@ import Testing
             let answer = await driver.token(validFor: 1200)
             #expect(answer == .failure(.notSignedIn(.secondFactorRequired(serverCode: "session_expired"))))
             #expect(await driver.status().signOutReason == "mfa_verification_required")
-            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-            while notices.seen.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(await eventually { !notices.seen.isEmpty })
             #expect(notices.seen == ["default mfa_verification_required"])
             group.cancelAll()
         }
@@ -272,18 +270,9 @@ import Testing
             group.addTask { await driver.run() }
             _ = await driver.token(validFor: 1200)
             #expect(await driver.status().signOutReason == "refresh_token_not_found")
-            try await Self.waitUntil { !notices.seen.isEmpty }
+            #expect(await eventually { !notices.seen.isEmpty })
             #expect(notices.seen == ["default refresh_token_not_found"])
             group.cancelAll()
-        }
-    }
-
-    /// Polls `condition` every 10 ms for up to 20 s; fails the test when it never holds.
-    static func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(20))
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw HarnessError(description: "a condition never held") }
-            try await Task.sleep(for: .milliseconds(10))
         }
     }
 

@@ -35,14 +35,9 @@ final class RecordingNotifier: ServiceNotifier {
     /// The text of the last `STATUS=` sent.
     var lastStatus: String? { assignments.last { $0.hasPrefix("STATUS=") }.map { String($0.dropFirst("STATUS=".count)) } }
 
-    /// Waits up to `timeout` for an assignment that satisfies `predicate`.
-    func waitFor(_ timeout: Duration = .seconds(5), _ predicate: (String) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if assignments.contains(where: predicate) { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return assignments.contains(where: predicate)
+    /// Waits up to 30 s (a bound only a failing test reaches) for an assignment that satisfies `predicate`.
+    func waitFor(_ predicate: (String) -> Bool) async -> Bool {
+        await eventually(every: .milliseconds(5)) { assignments.contains(where: predicate) }
     }
 }
 
@@ -120,11 +115,9 @@ final class SteppedClock: MonotonicClock {
     /// How many sleeps are waiting for the clock.
     var sleeping: Int { state.withLock { $0.sleepers.count } }
 
-    /// Waits (in real time, up to `timeout`) until some sleep waits for the clock.
-    func waitForSleeper(_ timeout: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while sleeping == 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
-        return sleeping > 0
+    /// Waits (in real time, up to 30 s: a bound only a failing test reaches) until some sleep waits for the clock.
+    func waitForSleeper() async -> Bool {
+        await eventually(every: .milliseconds(5)) { sleeping > 0 }
     }
 }
 
@@ -162,16 +155,16 @@ final class SteppedClock: MonotonicClock {
         // state changed. The bounds below only end a failing test.
         let notifier = RecordingNotifier(watchdog: .seconds(120))
         try await supervising(notifier: notifier, ticks: SteppedClock(), statusInterval: .seconds(60)) { driver in
-            #expect(await notifier.waitFor(.seconds(30)) { $0 == "READY=1" })
+            #expect(await notifier.waitFor { $0 == "READY=1" })
             #expect(notifier.assignments.contains("STATUS=sign-in needed: authctl login"), "\(notifier.assignments)")
 
             let signedIn = await ProfileServices(session: driver).accounts.signIn(.password(.email("a@example.com"), password: "correct horse"))
             #expect((try? signedIn.get()) != nil)
-            #expect(await notifier.waitFor(.seconds(10)) { $0.hasPrefix("STATUS=signed in as a@example.com, token valid") },
+            #expect(await notifier.waitFor { $0.hasPrefix("STATUS=signed in as a@example.com, token valid") },
                     "\(notifier.assignments)")
 
             _ = await driver.signOut(scope: .local)
-            #expect(await notifier.waitFor(.seconds(10)) { _ in notifier.lastStatus?.hasPrefix("sign-in needed") == true },
+            #expect(await notifier.waitFor { _ in notifier.lastStatus?.hasPrefix("sign-in needed") == true },
                     "\(notifier.assignments)")
             // Nothing but the state changes was sent: no tick came, so no watchdog ping either.
             #expect(!notifier.assignments.contains("WATCHDOG=1"), "\(notifier.assignments)")
@@ -186,11 +179,7 @@ final class SteppedClock: MonotonicClock {
         try await supervising(store: store, notifier: notifier, ticks: ticks, statusInterval: .seconds(60)) { _ in
             // The driver is reading its stored session, and the supervisor has got as far as the
             // drivers (it asks whether systemd listens just before it subscribes to them).
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !(store.isReading && notifier.wasAskedWhetherListening), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            #expect(store.isReading && notifier.wasAskedWhetherListening)
+            #expect(await eventually(every: .milliseconds(5)) { store.isReading && notifier.wasAskedWhetherListening })
             // No READY, and no ping however long: an hour on the supervisor's clock, and not one
             // tick waits to be due.
             ticks.advance(by: 3600)
@@ -198,13 +187,13 @@ final class SteppedClock: MonotonicClock {
             #expect(notifier.assignments.isEmpty, "\(notifier.assignments)")
 
             store.open()
-            #expect(await notifier.waitFor(.seconds(30)) { $0 == "READY=1" })
+            #expect(await notifier.waitFor { $0 == "READY=1" })
             #expect(notifier.assignments.first == "READY=1", "\(notifier.assignments)")
             // A tick every half watchdog period (0.1 s), and one ping for each tick, no more.
             for tick in 1...3 {
                 #expect(await ticks.waitForSleeper(), "no tick waits for the clock")
                 ticks.advance(by: 0.1)
-                #expect(await notifier.waitFor(.seconds(10)) { _ in notifier.pings >= tick }, "\(notifier.assignments)")
+                #expect(await notifier.waitFor { _ in notifier.pings >= tick }, "\(notifier.assignments)")
                 #expect(notifier.pings == tick, "\(notifier.assignments)")
             }
         }

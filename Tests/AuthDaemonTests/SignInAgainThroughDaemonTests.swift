@@ -42,7 +42,7 @@ import Testing
         try await Self.afterRefreshFailing(Self.fatal, store: Self.store(amr: ["password"], claims: #""email":"a@example.com""#),
                                            notices: notices, starts: starts) { driver, _ in
             #expect(await driver.status().signOutReason == "refresh_token_already_used")
-            try await SecondFactorThroughDaemonTests.waitUntil { !starts.started.isEmpty }
+            try #require(await eventually { !starts.started.isEmpty })
             #expect(notices.seen == ["default refresh_token_already_used"])
             #expect(notices.plans == [.password(.email("a@example.com"))])
             #expect(notices.offers == [true])
@@ -54,7 +54,7 @@ import Testing
         let notices = Notices(.close), starts = Starts()
         let claims = #""email":"a@example.com","app_metadata":{"provider":"email","providers":["email","github"]}"#
         try await Self.afterRefreshFailing(Self.fatal, store: Self.store(amr: ["oauth"], claims: claims), notices: notices, starts: starts) { _, _ in
-            try await SecondFactorThroughDaemonTests.waitUntil { !notices.plans.isEmpty }
+            try #require(await eventually { !notices.plans.isEmpty })
             #expect(notices.plans == [.browser(provider: "github")])
         }
     }
@@ -66,7 +66,7 @@ import Testing
         session.user.verifiedFactors = [FactorSummary(id: FakeGoTrue.factorID, type: "totp")]
         store = InMemorySessionStore(sessions: ["default": session])
         try await Self.afterRefreshFailing(Self.fatal, store: store, notices: notices, starts: starts) { _, _ in
-            try await SecondFactorThroughDaemonTests.waitUntil { !starts.started.isEmpty }
+            try #require(await eventually { !starts.started.isEmpty })
             // authctl asks for the second factor's code after the browser, so it needs a terminal.
             #expect(starts.started == ["in terminal: default login --profile default --provider github"])
         }
@@ -76,7 +76,7 @@ import Testing
         let notices = Notices(.choose), starts = Starts(available: false)
         try await Self.afterRefreshFailing(Self.fatal, store: Self.store(amr: ["password"], claims: #""email":"a@example.com""#),
                                            notices: notices, starts: starts) { _, _ in
-            try await SecondFactorThroughDaemonTests.waitUntil { !notices.offers.isEmpty }
+            try #require(await eventually { !notices.offers.isEmpty })
             #expect(notices.offers == [false])
             #expect(starts.started.isEmpty)
         }
@@ -86,10 +86,10 @@ import Testing
         let notices = Notices(.stay), starts = Starts()
         try await Self.afterRefreshFailing(Self.fatal, store: Self.store(amr: ["password"], claims: #""email":"a@example.com""#),
                                            notices: notices, starts: starts) { driver, api in
-            try await SecondFactorThroughDaemonTests.waitUntil { notices.seen.count == 1 }
+            try #require(await eventually { notices.seen.count == 1 })
             #expect(notices.withdrawn == 0)
             guard case .success = await driver.adopt(api.grant(), announcing: .signedIn) else { Issue.record("the sign-in failed"); return }
-            try await SecondFactorThroughDaemonTests.waitUntil { notices.withdrawn == 1 }
+            try #require(await eventually { notices.withdrawn == 1 })
             #expect(starts.started.isEmpty)
         }
     }
@@ -108,7 +108,7 @@ import Testing
             guard case .success = await driver.adopt(api.grant(), announcing: .signedIn) else { Issue.record("the sign-in failed"); return }
             api.failNextRefreshes([Self.fatal])
             await driver.refreshNow()
-            try await SecondFactorThroughDaemonTests.waitUntil { !notices.seen.isEmpty }
+            try #require(await eventually { !notices.seen.isEmpty })
         }
         // The driver has stopped, and with it every notice it started: all of them are recorded.
         #expect(notices.seen == ["default refresh_token_already_used"], "neither a network problem nor the user's own sign-out is news")
@@ -118,7 +118,7 @@ import Testing
         let notices = Notices(.close), starts = Starts()
         try await Self.afterRefreshFailing(Self.fatal, store: Self.store(amr: ["anonymous"], claims: #""is_anonymous":true"#),
                                            notices: notices, starts: starts) { _, _ in
-            try await SecondFactorThroughDaemonTests.waitUntil { !notices.plans.isEmpty }
+            try #require(await eventually { !notices.plans.isEmpty })
             #expect(notices.plans == [.anonymous])
         }
     }

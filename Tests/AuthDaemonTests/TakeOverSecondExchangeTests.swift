@@ -23,7 +23,7 @@ import Testing
             let token = try await offPool { try daemon.connect().call(Methods.Token.self, .init()) }
             #expect(token.accessToken == "access-1")
             // The daemon's own retry, 3 s later, makes the second exchange.
-            try await SecondFactorThroughDaemonTests.waitUntil { daemon.store.stored("default")?.refreshToken == "refresh-2" }
+            try #require(await eventually { daemon.store.stored("default")?.refreshToken == "refresh-2" })
             #expect(daemon.api.refreshCalls == 3)
             let after = try await offPool { try daemon.connect().call(Methods.Status.self, ProfileParameters()) }
             #expect(after.state == "signed_in" && after.degraded == nil)

@@ -35,19 +35,10 @@ import Testing
         return raw
     }
 
-    /// A connection that has been handed a cached token, once the daemon has a free slot for it.
-    /// A slot comes back a moment after its connection closes (the daemon has to see the close),
-    /// so a "busy" is retried for up to two seconds; a slot that never came back fails here.
+    /// A connection that has been handed a cached token, once the daemon has a free slot for it
+    /// (a slot that never came back fails here).
     private func servedConnectionWithToken(_ daemon: DaemonHarness) throws -> LineConnection? {
-        for _ in 0..<100 {
-            let raw = try daemon.raw()
-            raw.setReadTimeout(20)
-            // A refused connection may be closed before the request is written.
-            if (try? raw.write(Self.tokenLine)) != nil, let line = try? raw.readLine(), token(line) != nil { return raw }
-            raw.close()
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return nil
+        try daemon.servedRaw(sending: Self.tokenLine) { token($0) != nil }
     }
 
     @Test func slotsComeBackFromConnectionsThatOnlyTookTokens() async throws {

@@ -76,20 +76,15 @@ public final class FakeNotificationService: Sendable {
         core.state.withLock { $0.clicks.append((id, action)) }
     }
 
-    /// Waits up to `timeout` for `condition` on this service; true when it held. The bound only
+    /// Waits up to `seconds` for `condition` on this service; true when it held. The bound only
     /// ends a failing test: under the whole suite on two cores the task that asks may not get a
     /// thread for several seconds.
     ///
     /// Suspends between looks instead of sleeping the thread: the prompt under test runs on the
     /// same cooperative pool (two threads on a two-core machine), and a blocked thread there
     /// delayed it past the deadline under the whole suite.
-    public func wait(timeout: Duration = .seconds(60), until condition: (FakeNotificationService) -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: timeout)
-        while !condition(self) {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
+    public func wait(seconds: Double = 60, until condition: (FakeNotificationService) -> Bool) async -> Bool {
+        await eventually(within: seconds, every: .milliseconds(20)) { condition(self) }
     }
 
     /// Gives up the name and disconnects.

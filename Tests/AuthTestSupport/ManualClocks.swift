@@ -71,6 +71,12 @@ public final class SteppingMonotonicClock: MonotonicClock {
     /// How many sleeps are waiting now.
     public var sleepers: Int { state.withLock { $0.sleepers.count } }
 
+    /// How many sleeps end `seconds` from now, whether already suspended or about to be: a sleep
+    /// that was cancelled is no longer counted.
+    public func sleeps(endingIn seconds: TimeInterval) -> Int {
+        state.withLock { state in state.sleepers.values.filter { abs($0.until - state.now - seconds) < 0.001 }.count }
+    }
+
     /// Returns once the clock has been advanced by `seconds` from now.
     public func sleep(for seconds: TimeInterval) async throws {
         let id = state.withLock { state -> UInt64 in
@@ -117,24 +123,16 @@ public final class SteppingMonotonicClock: MonotonicClock {
     /// it means by its length); false when none was within `timeout` seconds of real time (a bound
     /// that only ends a failing test).
     public func waitForSleep(of seconds: TimeInterval, timeout: TimeInterval = 30) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(timeout))
-        while !state.withLock({ state in
-            state.sleepers.values.contains { $0.continuation != nil && abs($0.until - state.now - seconds) < 0.001 }
-        }) {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(5))
+        await eventually(within: timeout, every: .milliseconds(5)) {
+            state.withLock { state in state.sleepers.values.contains { $0.continuation != nil && abs($0.until - state.now - seconds) < 0.001 } }
         }
-        return true
     }
 
     /// Waits until at least `count` sleeps are waiting; false when they were not within
     /// `timeout` seconds of real time (a bound that only ends a failing test).
     public func waitForSleepers(_ count: Int, timeout: TimeInterval = 30) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(timeout))
-        while state.withLock({ $0.sleepers.values.filter { $0.continuation != nil }.count }) < count {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(5))
+        await eventually(within: timeout, every: .milliseconds(5)) {
+            state.withLock { $0.sleepers.values.filter { $0.continuation != nil }.count } >= count
         }
-        return true
     }
 }

@@ -34,19 +34,9 @@ import Testing
         let opener = DesktopBrowserOpener(environment: ["BROWSER": "sh -c 'echo -n \"$0\" > \(marker)' '%s'", "PATH": "/usr/bin:/bin"],
                                           busAddress: bus.address, logger: logger)
         #expect(await opener.open(url))
-        #expect(await Self.eventually { (try? String(contentsOfFile: marker, encoding: .utf8)) == self.url })
+        #expect(await eventually { (try? String(contentsOfFile: marker, encoding: .utf8)) == self.url })
 
         let nothing = DesktopBrowserOpener(environment: ["PATH": "/usr/bin:/bin"], busAddress: bus.address, logger: logger)
         #expect(await !nothing.open(url), "no portal, no display, no $BROWSER: nothing was opened")
-    }
-
-    /// Whether `condition` comes true within 30 s (the background browser writes when it runs;
-    /// the bound only ends a failing test).
-    static func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
-        for _ in 0..<600 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
     }
 }

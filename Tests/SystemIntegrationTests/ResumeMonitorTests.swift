@@ -18,9 +18,7 @@ import Testing
         /// Waits up to 30 s (the whole suite runs beside this on two cores) until `expected`
         /// resumes were delivered; true when they were.
         func wait(for expected: Int) async -> Bool {
-            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-            while value < expected, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-            return value >= expected
+            await eventually(every: .milliseconds(20)) { value >= expected }
         }
     }
 
@@ -29,12 +27,12 @@ import Testing
     /// The monitor's connection: it runs in this process, so it is the one here that `peer` and
     /// `excluded` are not. Waits up to 30 s for it (the whole suite runs beside this on two cores).
     private func monitorConnection(seenBy peer: BusPeer, excluding excluded: Set<String> = []) async -> String? {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-        while ContinuousClock.now < deadline {
-            if let name = peer.connection(ofProcess: getpid(), excluding: excluded) { return name }
-            try? await Task.sleep(for: .milliseconds(20))
+        var name: String?
+        _ = await eventually(every: .milliseconds(20)) {
+            name = peer.connection(ofProcess: getpid(), excluding: excluded)
+            return name != nil
         }
-        return nil
+        return name
     }
 
     @Test func onlyTheConnectionThatOwnsLogindsNameIsHeard() async throws {
