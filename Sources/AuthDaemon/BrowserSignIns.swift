@@ -33,7 +33,8 @@ public enum BrowserFlowStart: Sendable, Equatable {
 /// rules them, and the requests waiting for one to finish. The code a redirect brings is
 /// exchanged through `AccountOperations`, like any other sign-in.
 ///
-/// A flow's expiry is timed by `run()`, so the timers end with the daemon.
+/// A flow's expiry is timed by the requests that wait for it, each for as long as it waits, so
+/// that a wait that ends first (its flow finished, or its client hung up) takes its timer with it.
 public actor BrowserSignIns: Service {
     private let accounts: AccountOperations
     private let api: any GoTrueAPI
@@ -45,8 +46,8 @@ public actor BrowserSignIns: Service {
     /// cancelled request (its client went away, or the daemon stops) is answered at once from
     /// its cancellation handler.
     private nonisolated let waiters = Mutex(FlowWaiters<Result<Void, SignInFailure>>())
-    private let expiries: AsyncStream<(flowID: String, after: TimeInterval)>
-    private let expirySink: AsyncStream<(flowID: String, after: TimeInterval)>.Continuation
+    /// Set once authd stops: a wait asked for later is answered at once.
+    private var stopped = false
 
     /// Creates the browser sign-ins of the profile `accounts` serves, logging with `logger` (which
     /// names the profile: `ProfileServices` hands over the session's).
@@ -56,24 +57,14 @@ public actor BrowserSignIns: Service {
         self.clock = clock
         self.monotonic = monotonic
         self.logger = logger
-        (expiries, expirySink) = AsyncStream.makeStream()
     }
 
-    /// Times the expiry of flows that someone waits for, until cancelled or a graceful shutdown;
-    /// then every waiter is told its flow expired.
+    /// Waits for a graceful shutdown (or cancellation); then every waiter is told its flow
+    /// expired, now rather than at the end of its time.
     public func run() async {
-        await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                for await expiry in self.expiries {
-                    let monotonic = self.monotonic
-                    group.addTask {
-                        // Cancelled at shutdown: the flow ends now rather than never.
-                        try? await monotonic.sleep(for: expiry.after)
-                        await self.expire(expiry.flowID)
-                    }
-                }
-            }
-        }
+        try? await gracefulShutdown()
+        stopped = true
+        for waiter in waiters.withLock({ $0.takeAll() }) { waiter.resume(returning: .failure(.flow(.expired))) }
     }
 
     /// Starts a browser flow for `owner` (the client's app name): keeps a new code verifier and
@@ -240,18 +231,30 @@ public actor BrowserSignIns: Service {
     /// Waits until the flow is completed through `complete` (an `authctl open-url` for a
     /// custom-scheme redirect), or until it expires. A cancelled wait is answered as expired.
     public func wait(for flowID: String) async -> Result<Void, SignInFailure> {
+        guard !stopped else { return .failure(.flow(.expired)) }
         let now = clock.now()
         guard let flow = flows.pending(now: now).first(where: { $0.id == flowID }) else {
             return .failure(.flow(.noPendingFlow(flowID)))
         }
-        expirySink.yield((flowID, OAuthFlowBook.lifetime - now.timeIntervalSince(flow.startedAt)))
+        let remaining = OAuthFlowBook.lifetime - now.timeIntervalSince(flow.startedAt)
         let id = waiters.withLock { $0.register(flowID) }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                if waiters.withLock({ $0.attach(continuation, to: id) }) { continuation.resume(returning: .failure(.flow(.expired))) }
+        let monotonic = self.monotonic
+        return await withTaskGroup(of: Void.self) { timer in
+            // The flow's time, kept for as long as this wait waits: cancelled when it ends first,
+            // so that a client that begins waits and hangs up in a loop leaves no sleeper behind.
+            timer.addTask {
+                guard (try? await monotonic.sleep(for: remaining)) != nil else { return }
+                await self.expire(flowID)
             }
-        } onCancel: {
-            self.waiters.withLock { $0.cancel(id) }?.resume(returning: .failure(.flow(.expired)))
+            let answer = await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    if waiters.withLock({ $0.attach(continuation, to: id) }) { continuation.resume(returning: .failure(.flow(.expired))) }
+                }
+            } onCancel: {
+                self.waiters.withLock { $0.cancel(id) }?.resume(returning: .failure(.flow(.expired)))
+            }
+            timer.cancelAll()
+            return answer
         }
     }
 

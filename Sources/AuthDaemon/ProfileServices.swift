@@ -49,8 +49,8 @@ public struct ProfileServices: Service, CustomStringConvertible {
         serverCheck = ServerCheck(accounts: accounts, monotonic: session.monotonic)
     }
 
-    /// Runs the session, the browser sign-ins' timers and the sign-in pages until cancelled or
-    /// a graceful shutdown.
+    /// Runs the session, the browser sign-ins (which answer their waiters when authd stops) and
+    /// the sign-in pages until cancelled or a graceful shutdown.
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await session.run() }
