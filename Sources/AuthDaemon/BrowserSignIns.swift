@@ -60,7 +60,9 @@ public actor BrowserSignIns: Service {
     }
 
     /// Waits for a graceful shutdown (or cancellation); then every waiter is told its flow
-    /// expired, now rather than at the end of its time.
+    /// expired, now rather than at the end of its time. In authd the socket stops first and
+    /// cancels its connections' waits, which answers them the same way: this answers whoever
+    /// else waits.
     public func run() async {
         try? await gracefulShutdown()
         stopped = true
@@ -229,14 +231,16 @@ public actor BrowserSignIns: Service {
     }
 
     /// Waits until the flow is completed through `complete` (an `authctl open-url` for a
-    /// custom-scheme redirect), or until it expires. A cancelled wait is answered as expired.
+    /// custom-scheme redirect), or until it expires. A cancelled wait, and one that authd's stop
+    /// ends, is answered as expired.
     public func wait(for flowID: String) async -> Result<Void, SignInFailure> {
         guard !stopped else { return .failure(.flow(.expired)) }
         let now = clock.now()
         guard let flow = flows.pending(now: now).first(where: { $0.id == flowID }) else {
             return .failure(.flow(.noPendingFlow(flowID)))
         }
-        let remaining = OAuthFlowBook.lifetime - now.timeIntervalSince(flow.startedAt)
+        // At most the lifetime: a wall clock stepped back since the flow began does not lengthen it.
+        let remaining = min(max(0, OAuthFlowBook.lifetime - now.timeIntervalSince(flow.startedAt)), OAuthFlowBook.lifetime)
         let id = waiters.withLock { $0.register(flowID) }
         let monotonic = self.monotonic
         return await withTaskGroup(of: Void.self) { timer in

@@ -40,7 +40,7 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await gate.admit(app, profile: "default") }
             // Wait until the request is listed as pending, then decide.
-            #expect(await eventually(every: .milliseconds(5)) { await gate.records(profile: "default").first?.access == "pending" })
+            try #require(await eventually(every: .milliseconds(5)) { await gate.records(profile: "default").first?.access == "pending" })
             // Another program of the user cannot approve itself.
             await #expect(throws: RPCErrorObject.self) {
                 try await gate.decide(app: app.app, profile: "default", decision: .allowed, caller: app)

@@ -1,7 +1,9 @@
 import AuthCore
+import AuthDaemon
 import AuthProtocol
 import AuthTestSupport
 import Foundation
+import Logging
 import Testing
 
 /// How `oauth.wait` ends when nobody completes its flow: at the flow's lifetime on the daemon's
@@ -9,10 +11,11 @@ import Testing
 @Suite struct BrowserFlowExpiryTests {
     private static let lifetime = OAuthFlowBook.lifetime
 
-    /// A daemon whose time is the test's: the wall clock stands still, so a flow begun now has
-    /// exactly its lifetime left when it is waited for.
-    private static func run(_ monotonic: SteppingMonotonicClock, _ body: @Sendable (DaemonHarness) async throws -> Void) async throws {
-        try await DaemonHarness.run(clock: ManualWallClock(Date()), monotonic: monotonic, body)
+    /// A daemon whose time is the test's: the wall clock moves only with the monotonic one, so a
+    /// flow begun now has exactly its lifetime left when it is waited for.
+    private static func run(_ wall: ManualWallClock, _ monotonic: SteppingMonotonicClock,
+                            _ body: @Sendable (DaemonHarness) async throws -> Void) async throws {
+        try await DaemonHarness.run(clock: wall, monotonic: monotonic, body)
     }
 
     /// A provider's sign-in to an app's own address; its flow's id.
@@ -20,17 +23,55 @@ import Testing
         try await offPool { try daemon.connect().call(Methods.OAuthBegin.self, .init(provider: "github", redirectTo: "myapp://confirm")) }.flowID
     }
 
+    private static func line(_ id: Int, _ method: String, _ params: String = "{}") -> Data {
+        Data("{\"jsonrpc\":\"2.0\",\"id\":\(id),\"method\":\"\(method)\",\"params\":\(params)}\n".utf8)
+    }
+
+    /// A raw connection with an `oauth.wait` (id 2) for `flowID` in the daemon's hands.
+    private static func waiting(_ daemon: DaemonHarness, for flowID: String) async throws -> LineConnection {
+        try await offPool {
+            let raw = try daemon.raw()
+            raw.setReadTimeout(30)
+            try raw.write(line(2, Methods.OAuthWait.name, #"{"flow_id":"\#(flowID)"}"#))
+            return raw
+        }
+    }
+
+    /// The stable reason of an error line.
+    private static func reason(_ line: [UInt8]?) -> String? {
+        ((object(line)["error"] as? [String: Any])?["data"] as? [String: Any])?["reason"] as? String
+    }
+
+    /// Whether a wait was answered that its flow expired.
+    private static func isExpired(_ answer: Result<Void, SignInFailure>) -> Bool {
+        if case .failure(.flow(.expired)) = answer { return true }
+        return false
+    }
+
+    /// Both clocks forward by `seconds`, as time passes.
+    private static func advance(_ wall: ManualWallClock, _ monotonic: SteppingMonotonicClock, by seconds: TimeInterval) {
+        wall.advance(by: seconds)
+        monotonic.advance(by: seconds)
+    }
+
     @Test func aWaitedFlowExpiresAtItsLifetimeAndNotBefore() async throws {
-        let monotonic = SteppingMonotonicClock()
-        try await Self.run(monotonic) { daemon in
+        let wall = ManualWallClock(Date()), monotonic = SteppingMonotonicClock()
+        try await Self.run(wall, monotonic) { daemon in
             let flowID = try await Self.begin(daemon)
-            async let reason = InteractiveSignInThroughDaemonTests.refusal(daemon, Methods.OAuthWait.name, #"{"flow_id":"\#(flowID)"}"#)
-            #expect(await monotonic.waitForSleep(of: Self.lifetime))
-            monotonic.advance(by: Self.lifetime - 1)
-            // A second before its end the wait's timer is still set: nothing else ends this wait.
-            #expect(monotonic.sleeps(endingIn: 1) == 1)
-            monotonic.advance(by: 1)
-            #expect(try await reason == "flow_expired")
+            let raw = try await Self.waiting(daemon, for: flowID)
+            defer { raw.close() }
+            try #require(await monotonic.waitForSleep(of: Self.lifetime))
+            Self.advance(wall, monotonic, by: Self.lifetime - 1)
+            // A second before its end the wait is unanswered: the next line on its connection
+            // answers a later request.
+            let early = try await offPool { () -> [UInt8]? in
+                try raw.write(Self.line(3, "hello"))
+                return try raw.readLine()
+            }
+            #expect(object(early)["id"] as? Int == 3, "the wait was answered before its flow's time was up")
+            Self.advance(wall, monotonic, by: 1)
+            let answer = try await offPool { try raw.readLine() }
+            #expect(object(answer)["id"] as? Int == 2 && Self.reason(answer) == "flow_expired")
             // The flow went with its time: a new wait is told there is none.
             let again = try await InteractiveSignInThroughDaemonTests.refusal(daemon, Methods.OAuthWait.name, #"{"flow_id":"\#(flowID)"}"#)
             #expect(again == "oauth_failed")
@@ -40,25 +81,58 @@ import Testing
     /// A client that begins waits and hangs up, over and over, leaves nothing behind: each wait's
     /// timer ends with it, rather than sleeping out the rest of the flow's five minutes.
     @Test func aWaitWhoseClientHangsUpTakesItsTimerWithIt() async throws {
-        let monotonic = SteppingMonotonicClock()
-        try await Self.run(monotonic) { daemon in
+        let wall = ManualWallClock(Date()), monotonic = SteppingMonotonicClock()
+        try await Self.run(wall, monotonic) { daemon in
             let flowID = try await Self.begin(daemon)
-            let wait = Data(#"{"jsonrpc":"2.0","id":2,"method":"oauth.wait","params":{"flow_id":"\#(flowID)"}}"#.utf8 + [0x0A])
             for round in 1...20 {
-                let raw = try await offPool { () -> LineConnection in
-                    let raw = try daemon.raw()
-                    try raw.write(wait)
-                    return raw
-                }
+                let raw = try await Self.waiting(daemon, for: flowID)
                 try #require(await monotonic.waitForSleep(of: Self.lifetime), "round \(round): the wait set no timer")
                 raw.close()
                 try #require(await eventually { monotonic.sleeps(endingIn: Self.lifetime) == 0 }, "round \(round): a hung-up wait left its timer behind")
             }
             // The flow itself still waits for its redirect, and still ends at its time.
-            async let reason = InteractiveSignInThroughDaemonTests.refusal(daemon, Methods.OAuthWait.name, #"{"flow_id":"\#(flowID)"}"#)
-            #expect(await monotonic.waitForSleep(of: Self.lifetime))
-            monotonic.advance(by: Self.lifetime)
-            #expect(try await reason == "flow_expired")
+            let raw = try await Self.waiting(daemon, for: flowID)
+            defer { raw.close() }
+            try #require(await monotonic.waitForSleep(of: Self.lifetime))
+            Self.advance(wall, monotonic, by: Self.lifetime)
+            #expect(Self.reason(try await offPool { try raw.readLine() }) == "flow_expired")
         }
+    }
+
+    /// A wait its flow's redirect answers returns then, not when the timer it no longer needs
+    /// would have run out, and leaves no timer.
+    @Test func aWaitAnsweredByItsRedirectTakesItsTimerWithIt() async throws {
+        let wall = ManualWallClock(Date()), monotonic = SteppingMonotonicClock()
+        try await Self.run(wall, monotonic) { daemon in
+            let flowID = try await Self.begin(daemon)
+            let raw = try await Self.waiting(daemon, for: flowID)
+            defer { raw.close() }
+            try #require(await monotonic.waitForSleep(of: Self.lifetime))
+            // FakeGoTrue refuses the code (it does not know the flow's verifier), which ends the flow.
+            _ = try await InteractiveSignInThroughDaemonTests.refusal(daemon, Methods.OAuthComplete.name, #"{"callback_url":"myapp://confirm?code=c0de"}"#)
+            let answer = try await offPool { try raw.readLine() }
+            #expect(object(answer)["id"] as? Int == 2 && object(answer)["error"] != nil, "the wait was not answered by its flow's end")
+            #expect(await eventually { monotonic.sleeps(endingIn: Self.lifetime) == 0 }, "an answered wait left its timer behind")
+        }
+    }
+
+    /// authd's stop answers a wait still out as expired, and one asked for after it at once.
+    @Test(.timeLimit(.minutes(1))) func aStopAnswersTheWaitsAsExpired() async throws {
+        let monotonic = SteppingMonotonicClock()
+        let driver = SessionDriver(profile: "default", server: "https://example.test", store: InMemorySessionStore(), api: FakeGoTrue(),
+                                   clock: ManualWallClock(Date()), monotonic: monotonic, timer: InertTimer(), logger: Logger(label: "test"))
+        let browser = ProfileServices(session: driver).browser
+        guard case .success(let begun) = await browser.begin(.provider("github", scopes: nil), redirectTo: "myapp://confirm", owner: "app", bind: false) else {
+            Issue.record("the flow did not begin")
+            return
+        }
+        let running = Task { await browser.run() }
+        async let waited = browser.wait(for: begun.flow.id)
+        try #require(await monotonic.waitForSleep(of: Self.lifetime))
+        running.cancel()
+        await running.value
+        #expect(Self.isExpired(await waited))
+        #expect(Self.isExpired(await browser.wait(for: begun.flow.id)))
+        #expect(monotonic.sleeps(endingIn: Self.lifetime) == 0)
     }
 }

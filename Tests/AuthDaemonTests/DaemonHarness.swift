@@ -56,14 +56,13 @@ struct DaemonHarness: Sendable {
             }
             // The socket appears at its path only once it listens (DaemonSocketTests checks that);
             // a server that failed to start says why at once.
-            let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-            while access(path, F_OK) != 0 {
+            let listening = try await eventually {
                 if let error = ended.error.withLock({ $0 }) { throw error }
-                guard ContinuousClock.now < deadline else {
-                    await services.triggerGracefulShutdown()
-                    throw HarnessError(description: "the socket never appeared at \(path)")
-                }
-                try await Task.sleep(for: .milliseconds(10))
+                return access(path, F_OK) == 0
+            }
+            guard listening else {
+                await services.triggerGracefulShutdown()
+                throw HarnessError(description: "the socket never appeared at \(path)")
             }
             do {
                 try await body(harness)

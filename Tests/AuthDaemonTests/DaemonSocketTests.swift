@@ -50,7 +50,7 @@ import Testing
             }
             watcher.start()
             try await DaemonHarness.run(at: path) { _ in
-                while firstConnect.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+                try #require(await eventually(every: .milliseconds(5)) { firstConnect.withLock { $0 } != nil })
                 #expect(access(path + ".new", F_OK) != 0, "the staging name is left behind")
             }
             #expect(firstConnect.withLock { $0 } == "", "the first connect after the path appeared failed")

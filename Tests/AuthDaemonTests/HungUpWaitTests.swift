@@ -75,7 +75,7 @@ import Testing
         }
         for await _ in started {}
         // The body runs and the end is awaited; neither has finished.
-        while hangUp.waiting == 0 { await Task.yield() }
+        try #require(await eventually(every: .milliseconds(1)) { hangUp.waiting > 0 })
         #expect(!hangUp.hasEnded)
         hangUp.end()
         #expect(await waited)
@@ -114,7 +114,7 @@ import Testing
         }
     }
 
-    @Test func aCancelledWaiterForTheEndReturnsWithoutItWhetherItWaitedOrNot() async {
+    @Test func aCancelledWaiterForTheEndReturnsWithoutItWhetherItWaitedOrNot() async throws {
         let hangUp = ConnectionHangUp()
         // Cancelled while it waits: its cancellation handler resumes it.
         let (resumed, resuming) = AsyncStream<Void>.makeStream()
@@ -122,7 +122,7 @@ import Testing
             await hangUp.untilEnded()
             resuming.finish()
         }
-        while hangUp.waiting == 0 { await Task.yield() }
+        try #require(await eventually(every: .milliseconds(1)) { hangUp.waiting > 0 })
         waiting.cancel()
         #expect(await ends(resumed), "a waiter cancelled while it waited was not resumed")
         #expect(hangUp.waiting == 0)

@@ -108,7 +108,7 @@ import Testing
             let port = browser.port
             #expect(await PageBrowser.isListening(port: port))
             monotonic.advance(by: 1)
-            #expect(await eventually { await !PageBrowser.isListening(port: port) })
+            #expect(await eventually(every: .milliseconds(50)) { await !PageBrowser.isListening(port: port) })
         }
     }
 
@@ -193,7 +193,7 @@ import Testing
             #expect(await PageBrowser.isListening(port: port))
             _ = try await offPool { try daemon.connect().call(Methods.BeginInteractiveSignIn.self, .init(openBrowser: false)) }
             // Closed at once, not after the time an ended page is still shown (the clock stands still).
-            #expect(await eventually { await !PageBrowser.isListening(port: port) })
+            #expect(await eventually(every: .milliseconds(50)) { await !PageBrowser.isListening(port: port) })
             #expect(try await Self.waitRefusal(daemon, first.flowID) == "sign_in_cancelled")
             #expect(try await Self.waitRefusal(daemon, "NoSuchPage0000") == "sign_in_failed")
         }

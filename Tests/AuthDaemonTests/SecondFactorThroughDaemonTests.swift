@@ -32,7 +32,7 @@ import Testing
             }
             // While the verification is out, a request for more validity than the token has left
             // would refresh; it waits instead, and gets the raised session's token.
-            #expect(await eventually { daemon.api.isVerifying })
+            try #require(await eventually { daemon.api.isVerifying })
             let token = try await offPool { try daemon.connect().call(Methods.Token.self, .init(minValidity: 1200)) }
             let status = try await verified
             #expect(status.state == "signed_in")
@@ -59,7 +59,7 @@ import Testing
         api.setRefreshDelay(.seconds(1))
         try await DaemonHarness.run(api: api, store: Self.store()) { daemon in
             async let refreshed = offPool { try daemon.connect().call(Methods.Token.self, .init(minValidity: 1200)) }
-            #expect(await eventually { daemon.api.refreshCalls == 1 })
+            try #require(await eventually { daemon.api.refreshCalls == 1 })
             let status = try await offPool {
                 try daemon.connect().call(Methods.VerifyFactor.self, .init(factorID: FakeGoTrue.factorID, code: FakeGoTrue.factorCode))
             }
@@ -270,7 +270,7 @@ import Testing
             group.addTask { await driver.run() }
             _ = await driver.token(validFor: 1200)
             #expect(await driver.status().signOutReason == "refresh_token_not_found")
-            #expect(await eventually { !notices.seen.isEmpty })
+            try #require(await eventually { !notices.seen.isEmpty })
             #expect(notices.seen == ["default refresh_token_not_found"])
             group.cancelAll()
         }

@@ -77,7 +77,7 @@ import Testing
     }
 
     /// A caller that hangs up does not cancel the check the others wait for.
-    @Test func aCancelledCallerLeavesTheSharedCheckRunning() async {
+    @Test func aCancelledCallerLeavesTheSharedCheckRunning() async throws {
         let api = FakeGoTrue()
         api.setHealthDelay(.milliseconds(200))
         let driver = SessionDriver(profile: "default", server: "https://example.test", store: InMemorySessionStore(), api: api,
@@ -86,7 +86,7 @@ import Testing
         let check = ProfileServices(session: driver).serverCheck
         let first = Task { await check.result() }
         // The second call joins the first one's check once that is under way.
-        while api.healthChecks == 0 { await Task.yield() }
+        try #require(await eventually(every: .milliseconds(1)) { api.healthChecks > 0 })
         first.cancel()
         #expect(await check.result().reachable)
         #expect(await first.value.reachable)

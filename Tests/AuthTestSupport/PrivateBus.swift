@@ -27,7 +27,8 @@ public final class PrivateBus: Sendable {
         process = try ChildProcess("/usr/bin/dbus-daemon", ["--config-file=\(config)", "--address=unix:path=\(socket)", "--nofork"],
                                    environment: ProcessInfo.processInfo.environment, stdout: "/dev/null", stderr: "/dev/null")
         address = "unix:path=\(socket)"
-        let deadline = Date().addingTimeInterval(10)
+        // 30 s: a bound only a failing start reaches, however loaded the machine.
+        let deadline = Date().addingTimeInterval(30)
         // The socket file appears at bind(), a moment before dbus-daemon listens: connect to be sure.
         while !Self.accepts(socket) {
             guard Date() < deadline, process.isRunning else {
