@@ -11,11 +11,33 @@ import Testing
 @Suite struct BrowserFlowExpiryTests {
     private static let lifetime = OAuthFlowBook.lifetime
 
-    /// A daemon whose time is the test's: the wall clock moves only with the monotonic one, so a
-    /// flow begun now has exactly its lifetime left when it is waited for.
-    private static func run(_ wall: ManualWallClock, _ monotonic: SteppingMonotonicClock,
-                            _ body: @Sendable (DaemonHarness) async throws -> Void) async throws {
-        try await DaemonHarness.run(clock: wall, monotonic: monotonic, body)
+    /// A daemon on clocks the test moves (the wall clock only with the monotonic one, so a flow
+    /// begun now has exactly its lifetime left when it is waited for), a flow begun there, and an
+    /// `oauth.wait` (id 2) for it out on a raw connection with its timer set.
+    private struct WaitedFlow {
+        let daemon: DaemonHarness
+        let wall: ManualWallClock
+        let monotonic: SteppingMonotonicClock
+        let flowID: String
+        let connection: LineConnection
+
+        /// Both clocks forward by `seconds`, as time passes.
+        func advance(by seconds: TimeInterval) {
+            wall.advance(by: seconds)
+            monotonic.advance(by: seconds)
+        }
+    }
+
+    /// Runs `body` with a `WaitedFlow`; everything stops when it returns.
+    private static func withWaitedFlow(_ body: @Sendable (WaitedFlow) async throws -> Void) async throws {
+        let wall = ManualWallClock(Date()), monotonic = SteppingMonotonicClock()
+        try await DaemonHarness.run(clock: wall, monotonic: monotonic) { daemon in
+            let flowID = try await begin(daemon)
+            let connection = try await waiting(daemon, for: flowID)
+            defer { connection.close() }
+            try #require(await monotonic.waitForSleep(of: lifetime), "the wait set no timer")
+            try await body(WaitedFlow(daemon: daemon, wall: wall, monotonic: monotonic, flowID: flowID, connection: connection))
+        }
     }
 
     /// A provider's sign-in to an app's own address; its flow's id.
@@ -48,71 +70,51 @@ import Testing
         return false
     }
 
-    /// Both clocks forward by `seconds`, as time passes.
-    private static func advance(_ wall: ManualWallClock, _ monotonic: SteppingMonotonicClock, by seconds: TimeInterval) {
-        wall.advance(by: seconds)
-        monotonic.advance(by: seconds)
-    }
-
     @Test func aWaitedFlowExpiresAtItsLifetimeAndNotBefore() async throws {
-        let wall = ManualWallClock(Date()), monotonic = SteppingMonotonicClock()
-        try await Self.run(wall, monotonic) { daemon in
-            let flowID = try await Self.begin(daemon)
-            let raw = try await Self.waiting(daemon, for: flowID)
-            defer { raw.close() }
-            try #require(await monotonic.waitForSleep(of: Self.lifetime))
-            Self.advance(wall, monotonic, by: Self.lifetime - 1)
+        try await Self.withWaitedFlow { flow in
+            flow.advance(by: Self.lifetime - 1)
             // A second before its end the wait is unanswered: the next line on its connection
             // answers a later request.
             let early = try await offPool { () -> [UInt8]? in
-                try raw.write(Self.line(3, "hello"))
-                return try raw.readLine()
+                try flow.connection.write(Self.line(3, "hello"))
+                return try flow.connection.readLine()
             }
             #expect(object(early)["id"] as? Int == 3, "the wait was answered before its flow's time was up")
-            Self.advance(wall, monotonic, by: 1)
-            let answer = try await offPool { try raw.readLine() }
+            flow.advance(by: 1)
+            let answer = try await offPool { try flow.connection.readLine() }
             #expect(object(answer)["id"] as? Int == 2 && Self.reason(answer) == "flow_expired")
             // The flow went with its time: a new wait is told there is none.
-            let again = try await InteractiveSignInThroughDaemonTests.refusal(daemon, Methods.OAuthWait.name, #"{"flow_id":"\#(flowID)"}"#)
+            let again = try await InteractiveSignInThroughDaemonTests.refusal(flow.daemon, Methods.OAuthWait.name, #"{"flow_id":"\#(flow.flowID)"}"#)
             #expect(again == "oauth_failed")
         }
     }
 
     /// A client that begins waits and hangs up, over and over, leaves nothing behind: each wait's
-    /// timer ends with it, rather than sleeping out the rest of the flow's five minutes.
+    /// timer ends with it, rather than sleeping out the rest of the flow's five minutes. The flow
+    /// itself still waits for its redirect, and still ends at its time.
     @Test func aWaitWhoseClientHangsUpTakesItsTimerWithIt() async throws {
-        let wall = ManualWallClock(Date()), monotonic = SteppingMonotonicClock()
-        try await Self.run(wall, monotonic) { daemon in
-            let flowID = try await Self.begin(daemon)
+        try await Self.withWaitedFlow { flow in
             for round in 1...20 {
-                let raw = try await Self.waiting(daemon, for: flowID)
-                try #require(await monotonic.waitForSleep(of: Self.lifetime), "round \(round): the wait set no timer")
+                let raw = try await Self.waiting(flow.daemon, for: flow.flowID)
+                // Its timer beside the first wait's.
+                try #require(await eventually { flow.monotonic.sleeps(endingIn: Self.lifetime) == 2 }, "round \(round): the wait set no timer")
                 raw.close()
-                try #require(await eventually { monotonic.sleeps(endingIn: Self.lifetime) == 0 }, "round \(round): a hung-up wait left its timer behind")
+                try #require(await eventually { flow.monotonic.sleeps(endingIn: Self.lifetime) == 1 }, "round \(round): a hung-up wait left its timer behind")
             }
-            // The flow itself still waits for its redirect, and still ends at its time.
-            let raw = try await Self.waiting(daemon, for: flowID)
-            defer { raw.close() }
-            try #require(await monotonic.waitForSleep(of: Self.lifetime))
-            Self.advance(wall, monotonic, by: Self.lifetime)
-            #expect(Self.reason(try await offPool { try raw.readLine() }) == "flow_expired")
+            flow.advance(by: Self.lifetime)
+            #expect(Self.reason(try await offPool { try flow.connection.readLine() }) == "flow_expired")
         }
     }
 
     /// A wait its flow's redirect answers returns then, not when the timer it no longer needs
     /// would have run out, and leaves no timer.
     @Test func aWaitAnsweredByItsRedirectTakesItsTimerWithIt() async throws {
-        let wall = ManualWallClock(Date()), monotonic = SteppingMonotonicClock()
-        try await Self.run(wall, monotonic) { daemon in
-            let flowID = try await Self.begin(daemon)
-            let raw = try await Self.waiting(daemon, for: flowID)
-            defer { raw.close() }
-            try #require(await monotonic.waitForSleep(of: Self.lifetime))
+        try await Self.withWaitedFlow { flow in
             // FakeGoTrue refuses the code (it does not know the flow's verifier), which ends the flow.
-            _ = try await InteractiveSignInThroughDaemonTests.refusal(daemon, Methods.OAuthComplete.name, #"{"callback_url":"myapp://confirm?code=c0de"}"#)
-            let answer = try await offPool { try raw.readLine() }
+            _ = try await InteractiveSignInThroughDaemonTests.refusal(flow.daemon, Methods.OAuthComplete.name, #"{"callback_url":"myapp://confirm?code=c0de"}"#)
+            let answer = try await offPool { try flow.connection.readLine() }
             #expect(object(answer)["id"] as? Int == 2 && object(answer)["error"] != nil, "the wait was not answered by its flow's end")
-            #expect(await eventually { monotonic.sleeps(endingIn: Self.lifetime) == 0 }, "an answered wait left its timer behind")
+            #expect(await eventually { flow.monotonic.sleeps(endingIn: Self.lifetime) == 0 }, "an answered wait left its timer behind")
         }
     }
 
