@@ -1,12 +1,7 @@
 import AuthdClient
 import AuthProtocol
-import Dispatch
 import FoundationEssentials
 import FoundationGaps
-import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `authctl login` on authd's own sign-in page: authd serves the page on 127.0.0.1, this side
 /// opens it in the browser (as `$BROWSER` or xdg-open would for any link the user clicks) and
@@ -42,42 +37,5 @@ struct PageSignIn {
             if interrupt.happened { throw Failure("cancelled: the sign-in page is closed", .interrupted) }
             throw error
         }
-    }
-}
-
-/// While a page is open, Ctrl-C (SIGINT) closes it, so that nothing stays open for nobody: the
-/// wait then ends with the page's cancellation, and authctl exits 130, as the shell expects of an
-/// interrupted command. A second Ctrl-C (authd does not answer) exits at once.
-private final class InterruptCancels {
-    /// Whether Ctrl-C came, shared with the handler's queue.
-    private final class Flag: Sendable {
-        let value = Atomic<Bool>(false)
-    }
-
-    private let source: any DispatchSourceSignal
-    private let interrupted = Flag()
-
-    /// Whether Ctrl-C came.
-    var happened: Bool { interrupted.value.load(ordering: .acquiring) }
-
-    init(profile: String?, flowID: String, socketPath: String) {
-        signal(SIGINT, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        let interrupted = self.interrupted
-        source.setEventHandler {
-            guard !interrupted.value.exchange(true, ordering: .acquiringAndReleasing) else { _exit(130) }
-            // A connection of its own: the main one is blocked waiting for the page.
-            if let connection = try? AuthdConnection.connect(socketPath: socketPath) {
-                _ = try? connection.call(Methods.CancelInteractiveSignIn.self, .init(profile: profile, flowID: flowID), timeout: 5)
-                connection.close()
-            }
-        }
-        source.resume()
-    }
-
-    /// Ctrl-C ends authctl as usual again.
-    func disarm() {
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
     }
 }
