@@ -14,8 +14,12 @@ private let interruptsSeen = Atomic<Int>(0)
 /// The SIGINT handler: async-signal-safe work only (atomics, `write`, `_exit`).
 private func onInterrupt(_: Int32) {
     guard interruptsSeen.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue == 0 else { _exit(130) }
+    // The code the signal interrupted may read errno next (a call that failed with EINTR): the
+    // write must not change it.
+    let saved = errno
     var byte: UInt8 = 1
     _ = write(interruptWakeup.load(ordering: .sequentiallyConsistent), &byte, 1)
+    errno = saved
 }
 
 /// Ctrl-C (SIGINT) caught while armed: the first calls `onFirst` on a queue of its own, and a
@@ -33,9 +37,14 @@ public final class InterruptWatch {
     /// Whether Ctrl-C came since this watch was armed.
     public var happened: Bool { interruptsSeen.load(ordering: .sequentiallyConsistent) > 0 }
 
-    /// Arms the watch; nil when no pipe could be had (no descriptor left), and Ctrl-C then does
-    /// what it did before.
+    /// Arms the watch; nil when Ctrl-C was ignored already (a command started in the background,
+    /// or under `nohup`, is meant to stay deaf to it), or when no pipe could be had (no descriptor
+    /// left). Ctrl-C then does what it did before.
     public init?(onFirst: @escaping @Sendable () -> Void) {
+        var inherited = sigaction()
+        guard sigaction(SIGINT, nil, &inherited) == 0,
+              unsafeBitCast(inherited.__sigaction_handler.sa_handler, to: Int.self) != unsafeBitCast(SIG_IGN, to: Int.self)
+        else { return nil }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return nil }
         let (readEnd, writeEnd) = (ends[0], ends[1])
@@ -43,15 +52,19 @@ public final class InterruptWatch {
         // between would inherit them; authctl starts none then), and non-blocking: the
         // handler's write must never wait.
         for end in [readEnd, writeEnd] {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            guard fcntl(end, F_SETFD, FD_CLOEXEC) == 0, fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) == 0 else {
+                close(readEnd)
+                close(writeEnd)
+                return nil
+            }
         }
         interruptsSeen.store(0, ordering: .sequentiallyConsistent)
         interruptWakeup.store(writeEnd, ordering: .sequentiallyConsistent)
         source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: DispatchQueue(label: "authd.interrupt"))
         source.setEventHandler {
             var drained = [UInt8](repeating: 0, count: 8)
-            _ = read(readEnd, &drained, drained.count)
+            // Only the handler's byte calls onFirst, once: the handler writes one and exits at a second.
+            guard read(readEnd, &drained, drained.count) > 0 else { return }
             onFirst()
         }
         // Neither end is closed: a handler running on another thread as the watch is disarmed
@@ -61,10 +74,14 @@ public final class InterruptWatch {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = onInterrupt
         sigemptyset(&action.sa_mask)
-        // Blocking calls elsewhere carry on after the handler (the socket reads retry EINTR too).
+        // Blocking calls elsewhere carry on after the handler rather than fail with EINTR.
         action.sa_flags = SA_RESTART
         var before = sigaction()
-        sigaction(SIGINT, &action, &before)
+        guard sigaction(SIGINT, &action, &before) == 0 else {
+            interruptWakeup.store(-1, ordering: .sequentiallyConsistent)
+            source.cancel()
+            return nil
+        }
         previous = before
     }
 
