@@ -38,7 +38,7 @@ def _binary(name: str) -> str:
     return str(path)
 
 
-def _wait_for(predicate, what: str, timeout: float = 15):
+def _wait_for(predicate, what: str, timeout: float = 30):
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
