@@ -37,9 +37,9 @@ public final class InterruptWatch {
     /// Whether Ctrl-C came since this watch was armed.
     public var happened: Bool { interruptsSeen.load(ordering: .sequentiallyConsistent) > 0 }
 
-    /// Arms the watch; nil when Ctrl-C was ignored already (a command started in the background,
-    /// or under `nohup`, is meant to stay deaf to it), or when no pipe could be had (no descriptor
-    /// left). Ctrl-C then does what it did before.
+    /// Arms the watch; nil when Ctrl-C was ignored already (a command a non-interactive shell
+    /// started with `&` inherits SIGINT ignored, and is meant to stay deaf to it), or when no pipe
+    /// could be had (no descriptor left). Ctrl-C then does what it did before.
     public init?(onFirst: @escaping @Sendable () -> Void) {
         var inherited = sigaction()
         guard sigaction(SIGINT, nil, &inherited) == 0,

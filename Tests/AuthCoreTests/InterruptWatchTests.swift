@@ -39,8 +39,8 @@ import Testing
         #expect(currentHandler() == placeholder, "disarming did not put back the handler that was there")
     }
 
-    /// A command started with Ctrl-C ignored (in the background, under nohup) is meant to stay
-    /// deaf to it: the watch does not arm, and SIGINT stays ignored.
+    /// A command started with Ctrl-C ignored (with `&` by a non-interactive shell) is meant to
+    /// stay deaf to it: the watch does not arm, and SIGINT stays ignored.
     @Test func aCtrlCIgnoredAlreadyStaysIgnored() {
         let before = signal(SIGINT, SIG_IGN)
         defer { signal(SIGINT, before) }
