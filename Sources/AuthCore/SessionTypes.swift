@@ -84,6 +84,9 @@ public enum TokenFailure: Error, Sendable, Equatable {
     case storeUnavailable(StoreFailure)
     /// The requested minimum validity is longer than a fresh token lives.
     case minimumValidityTooLong(requested: TimeInterval, lifetime: TimeInterval)
+    /// authd is stopping: the request came as it shut down, or was still waiting when it did.
+    /// The session is kept; a request to the next authd (the socket starts one) gets an answer.
+    case stopping
 }
 
 /// What the machine reports to subscribers.

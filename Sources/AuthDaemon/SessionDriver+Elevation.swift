@@ -10,7 +10,7 @@ extension SessionDriver {
     /// raised: when another's is held, nothing is sent and it fails as `notSignedIn(.replaced)`.
     public func elevate(ofUser user: String? = nil,
                         _ call: @Sendable (String) async throws(ServerFailure) -> SessionGrant) async -> Result<Void, AccountFailure> {
-        while elevating { await withCheckedContinuation { elevationWaiters.append($0) } }
+        while elevating, !stopped { await withCheckedContinuation { elevationWaiters.append($0) } }
         elevating = true
         defer {
             elevating = false

@@ -26,6 +26,7 @@ extension SessionDriver {
     /// returns when that refresh is stored or has failed: `SessionTakeOver` says why, and what the
     /// outcome means. Fails, as `adopt`, when another sign-in or a sign-out overtook the adoption.
     public func adoptTakenOver(_ grant: SessionGrant) async -> Result<SessionTakeOver.Outcome, TokenFailure> {
+        if stopped { return .failure(.stopping) }
         let id = makeRequestID()
         let now = clock.now()
         // The generation the machine gives this session, read before anything else can run on

@@ -61,6 +61,11 @@ public actor SessionDriver: Service {
     var elevationWaiters: [CheckedContinuation<Void, Never>] = []
     /// Callers waiting for the machine to settle (`SessionMachine.isSettled`).
     private var settleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Set once the job loop has ended (shutdown or cancellation): nothing would carry out the
+    /// actions a request needs any more, so every waiter is let go and new requests fail at once
+    /// rather than wait forever, which would keep the socket's connections, and so the service
+    /// group, from ever ending.
+    var stopped = false
 
     private enum Job: Sendable {
         case refresh(refreshToken: String, generation: UInt64)
@@ -104,6 +109,22 @@ public actor SessionDriver: Service {
     public func run() async {
         await cancelWhenGracefulShutdown { await self.serve() }
         timer.cancel()
+        stopServing()
+    }
+
+    /// Lets every waiter go once the job loop has ended: requests fail as `stopping`, and those
+    /// waiting for the store read, the machine to settle or an MFA verification go on (and find
+    /// the driver stopped).
+    private func stopServing() {
+        stopped = true
+        let pending = answers.values
+        answers.removeAll()
+        for answer in pending { answer.resume(returning: .failure(.stopping)) }
+        let waiters = loadWaiters + settleWaiters + elevationWaiters
+        loadWaiters.removeAll()
+        settleWaiters.removeAll()
+        elevationWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
     }
 
     private func serve() async {
@@ -130,7 +151,7 @@ public actor SessionDriver: Service {
     /// Returns once the stored session has been read (at most the keyring's timeout after start),
     /// so that nobody is told "signed out" or "loading" about a session that is merely being read.
     private func awaitLoaded() async {
-        if machine.phase != .loading { return }
+        if machine.phase != .loading || stopped { return }
         await withCheckedContinuation { loadWaiters.append($0) }
     }
 
@@ -164,8 +185,9 @@ public actor SessionDriver: Service {
     }
 
     /// Feeds the machine an input that answers a new request (at once or later), and waits for
-    /// that answer.
+    /// that answer; fails as `stopping` once the driver has stopped.
     func answered(_ input: (inout SessionMachine, RequestID) -> [SessionAction]) async -> Result<IssuedToken, TokenFailure> {
+        if stopped { return .failure(.stopping) }
         let id = makeRequestID()
         return await withCheckedContinuation { continuation in
             answers[id] = continuation
@@ -175,7 +197,7 @@ public actor SessionDriver: Service {
 
     /// Returns once the machine has no refresh, write of a new session or store read in flight.
     func settled() async {
-        if machine.isSettled { return }
+        if machine.isSettled || stopped { return }
         await withCheckedContinuation { settleWaiters.append($0) }
     }
 
