@@ -44,8 +44,12 @@ struct DaemonHarness: Sendable {
         let server = UnixSocketServer(path: path, handler: handler, logger: logger, limits: limits, timers: timers)
         let harness = DaemonHarness(socketPath: path, api: api, store: store, dispatcher: dispatcher)
         // Stopped the way SIGTERM stops authd: graceful shutdown of a ServiceGroup.
-        let services = ServiceGroup(configuration: .init(services: [.init(service: profile), .init(service: server)],
-                                                         gracefulShutdownSignals: [], logger: logger))
+        var configuration = ServiceGroupConfiguration(services: [.init(service: profile), .init(service: server)],
+                                                      gracefulShutdownSignals: [], logger: logger)
+        // A graceful shutdown that does not end (a connection still waiting) is escalated to
+        // cancellation, which every service answers, rather than hold the test forever.
+        configuration.maximumGracefulShutdownDuration = .seconds(30)
+        let services = ServiceGroup(configuration: configuration)
         let ended = StartFailure()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {

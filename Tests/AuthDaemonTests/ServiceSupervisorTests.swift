@@ -134,8 +134,11 @@ final class SteppedClock: MonotonicClock {
         let (listening, listened) = AsyncStream.makeStream(of: Void.self)
         let supervisor = ServiceSupervisor(drivers: [driver], notifier: notifier, listening: listening,
                                            monotonic: ticks, statusInterval: statusInterval, logger: logger)
-        let services = ServiceGroup(configuration: .init(services: [.init(service: driver), .init(service: supervisor)],
-                                                         gracefulShutdownSignals: [], logger: logger))
+        var configuration = ServiceGroupConfiguration(services: [.init(service: driver), .init(service: supervisor)],
+                                                      gracefulShutdownSignals: [], logger: logger)
+        // As in `DaemonHarness`: a shutdown that does not end is escalated to cancellation.
+        configuration.maximumGracefulShutdownDuration = .seconds(30)
+        let services = ServiceGroup(configuration: configuration)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
             listened.yield()
