@@ -85,19 +85,26 @@ struct PageBrowser {
         return answer
     }
 
-    /// Sends `request` and reads until the server closes (every answer says `Connection: close`).
-    static func send(_ request: String, port: UInt16) async throws -> String {
+    /// Sends `request` and reads until the server closes (every answer says `Connection: close`),
+    /// for at most `seconds`: a server that never answers or never closes fails the exchange
+    /// rather than hold the test (the bound only ends a failing run).
+    static func send(_ request: String, port: UInt16, seconds: Int64 = 60) async throws -> String {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(.allowRemoteHalfClosure, value: true)
             .connect(host: "127.0.0.1", port: Int(port)) { channel in
                 channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
             }
-        return try await channel.executeThenClose { inbound, outbound in
+        let deadline = channel.channel.eventLoop.scheduleTask(in: .seconds(seconds)) { channel.channel.close(promise: nil) }
+        let received = try await channel.executeThenClose { inbound, outbound in
             try await outbound.write(ByteBuffer(string: request))
             var received = ""
             for try await chunk in inbound { received += String(buffer: chunk) }
             return received
         }
+        deadline.cancel()
+        // The task's future succeeds only when the deadline closed the channel.
+        if (try? await deadline.futureResult.get()) != nil { throw BrowserError("no whole answer within \(seconds) s: \(received.prefix(200))") }
+        return received
     }
 
     /// Whether anything listens at `port` any more.
