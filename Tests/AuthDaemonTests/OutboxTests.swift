@@ -4,7 +4,8 @@ import Synchronization
 import Testing
 
 /// The bounded outbound queue, without a socket: what is kept, what is dropped, when it overflows.
-@Suite struct OutboxTests {
+// The bound ends a failing test whose stream never yields what it waits for.
+@Suite(.timeLimit(.minutes(5))) struct OutboxTests {
     /// Counts overflow callbacks.
     private final class Overflows: Sendable {
         let count = Atomic<Int>(0)

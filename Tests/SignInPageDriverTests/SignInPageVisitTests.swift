@@ -7,7 +7,9 @@ import Testing
 
 /// A whole visit of the sign-in page as a browser makes it: the link, the cookie, the page, its
 /// forms, the provider's return; the operations faked, the time given.
-@Suite struct SignInPageVisitTests {
+// The bound ends a failing visit whose ends or operations never come (the waits below read
+// streams that only a finished visit closes); a passing one takes milliseconds.
+@Suite(.timeLimit(.minutes(5))) struct SignInPageVisitTests {
     static let port: UInt16 = 40555
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     static let everything = ProjectSettings(emailEnabled: true, phoneEnabled: true, singleSignOnEnabled: true,
