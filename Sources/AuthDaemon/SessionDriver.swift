@@ -60,7 +60,7 @@ public actor SessionDriver: Service {
     var elevating = false
     var elevationWaiters: [CheckedContinuation<Void, Never>] = []
     /// Callers waiting for the machine to settle (`SessionMachine.isSettled`).
-    private var settleWaiters: [CheckedContinuation<Void, Never>] = []
+    var settleWaiters: [CheckedContinuation<Void, Never>] = []
     /// Set once the job loop has ended (shutdown or cancellation): nothing would carry out the
     /// actions a request needs any more, so every waiter is let go and new requests fail at once
     /// rather than wait forever, which would keep the socket's connections, and so the service
@@ -110,21 +110,6 @@ public actor SessionDriver: Service {
         await cancelWhenGracefulShutdown { await self.serve() }
         timer.cancel()
         stopServing()
-    }
-
-    /// Lets every waiter go once the job loop has ended: requests fail as `stopping`, and those
-    /// waiting for the store read, the machine to settle or an MFA verification go on (and find
-    /// the driver stopped).
-    private func stopServing() {
-        stopped = true
-        let pending = answers.values
-        answers.removeAll()
-        for answer in pending { answer.resume(returning: .failure(.stopping)) }
-        let waiters = loadWaiters + settleWaiters + elevationWaiters
-        loadWaiters.removeAll()
-        settleWaiters.removeAll()
-        elevationWaiters.removeAll()
-        for waiter in waiters { waiter.resume() }
     }
 
     private func serve() async {
@@ -286,6 +271,8 @@ public actor SessionDriver: Service {
             case .answer(let id, let result):
                 answers.removeValue(forKey: id)?.resume(returning: result)
             case .armTimer(let deadline):
+                // Stopped, nothing would act on the timer: the next authd arms its own.
+                guard !stopped else { continue }
                 let sink = jobSink
                 timer.arm(at: deadline) { sink.yield(.timerFired) }
             case .cancelTimer:

@@ -33,7 +33,9 @@ enum SignInErrorText {
                 error.message = "the server made the change, but authd could not yet refresh the session for a token that states it (\(detail)): it keeps the session and retries, and until then apps get the earlier token"
             case .notSignedIn(let reason):
                 error.message = "the server made the change, but the session \(reason == .replaced ? "was replaced by another sign-in" : "ended") meanwhile\(reason.map { " (\($0.code))" } ?? ""): run 'authctl login'"
-            case .storeUnavailable, .minimumValidityTooLong, .stopping:
+            case .stopping:
+                error.message = "the server made the change, but authd stopped before it could refresh the session for a token that states it: the next authd does, and until then apps get the earlier token"
+            case .storeUnavailable, .minimumValidityTooLong:
                 error.message = "the server made the change, but: \(error.message)"
             }
             return error

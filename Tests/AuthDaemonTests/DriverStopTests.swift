@@ -7,12 +7,24 @@ import Testing
 /// A driver whose job loop has ended (authd stopping, or a test's service group cancelled)
 /// answers every request rather than leave it waiting on actions nobody carries out: a request
 /// left waiting keeps its connection, and so the socket server and the whole service group, from
-/// ever ending. The time limits only end a failing run (before the fix, these waited forever).
+/// ever ending. What the server granted meanwhile is kept for the next authd. The time limit only
+/// ends a failing run (before the fix, these waited forever).
 @Suite(.timeLimit(.minutes(5))) struct DriverStopTests {
-    @Test func aVerificationOutWhenTheDriverStopsIsAnsweredWhenItComesBack() async throws {
-        let wall = ManualWallClock(Fixtures.t0), monotonic = ManualMonotonicClock()
+    /// A driver serving the session stored in `store`, stopped (its task cancelled) once it has
+    /// read it.
+    private func stoppedDriver(store: InMemorySessionStore) async -> SessionDriver {
+        let driver = ClockJumpTests.driver(store: store, wall: ManualWallClock(Fixtures.t0), monotonic: ManualMonotonicClock())
+        await withTaskGroup(of: Void.self) { serving in
+            serving.addTask { await driver.run() }
+            #expect(await driver.status().state == "signed_in")
+            serving.cancelAll()
+        }
+        return driver
+    }
+
+    @Test func aVerificationOutWhenTheDriverStopsKeepsTheSessionTheServerRaised() async throws {
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
-        let driver = ClockJumpTests.driver(store: store, wall: wall, monotonic: monotonic)
+        let driver = ClockJumpTests.driver(store: store, wall: ManualWallClock(Fixtures.t0), monotonic: ManualMonotonicClock())
         let (called, calledSink) = AsyncStream.makeStream(of: Void.self)
         let (release, releaseSink) = AsyncStream.makeStream(of: Void.self)
         async let verification = driver.elevate { _ throws(ServerFailure) in
@@ -25,43 +37,41 @@ import Testing
             for await _ in called { break }
             serving.cancelAll()
         }
-        // The job loop has ended: the verification's answer would store the new session, which
-        // no keyring loop is left to do.
+        // The job loop has ended while the server verified: no keyring loop is left to store
+        // what it answered, and the server has moved the refresh token on to it.
         releaseSink.yield()
-        guard case .failure(.session(.stopping)) = await verification else {
-            Issue.record("the verification did not fail as stopping: \(await verification)")
+        guard case .success = await verification else {
+            Issue.record("the verification failed: \(await verification)")
             return
         }
+        #expect(try await store.load(profile: "default")?.refreshToken == "refresh-2")
+        // The stopped driver answers nothing more from the machine.
+        #expect(await driver.token(validFor: 60) == .failure(.stopping))
     }
 
-    @Test func requestsToAStoppedDriverFailAtOnceAndStatusStillAnswers() async throws {
-        let wall = ManualWallClock(Fixtures.t0), monotonic = ManualMonotonicClock()
+    @Test func requestsToAStoppedDriverFailAtOnceAndTheSessionIsKept() async throws {
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
-        let driver = ClockJumpTests.driver(store: store, wall: wall, monotonic: monotonic)
-        await withTaskGroup(of: Void.self) { serving in
-            serving.addTask { await driver.run() }
-            #expect(await driver.status().state == "signed_in")
-            serving.cancelAll()
-        }
+        let driver = await stoppedDriver(store: store)
         #expect(await driver.token(validFor: 60) == .failure(.stopping))
-        guard case .failure(.stopping) = await driver.adopt(Fixtures.grant(3), announcing: .signedIn) else {
-            Issue.record("a sign-in was adopted by a stopped driver")
-            return
-        }
         #expect(await driver.status().state == "signed_in")
-        // The session is kept for the next authd: stopping is not signing out.
-        #expect(try await store.load(profile: "default") != nil)
+        // Stopping is not signing out.
+        #expect(try await store.load(profile: "default")?.refreshToken == "refresh-1")
     }
 
-    @Test func aDriverStoppedBeforeTheStoredSessionWasReadLetsStatusGo() async throws {
-        let wall = ManualWallClock(Fixtures.t0), monotonic = ManualMonotonicClock()
-        let driver = ClockJumpTests.driver(store: InMemorySessionStore(), wall: wall, monotonic: monotonic)
-        // Cancelled before it starts, the driver still reads the store once and then stops.
-        await withTaskGroup(of: Void.self) { serving in
-            serving.cancelAll()
-            serving.addTask { await driver.run() }
+    @Test func aSignInGrantedAfterTheStopIsStoredForTheNextAuthd() async throws {
+        let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
+        let driver = await stoppedDriver(store: store)
+        guard case .success = await driver.adopt(Fixtures.grant(3), announcing: .signedIn) else {
+            Issue.record("a sign-in the server granted was dropped")
+            return
         }
-        #expect(await driver.token(validFor: 60) == .failure(.stopping))
-        #expect(await driver.status().state == "signed_out")
+        #expect(try await store.load(profile: "default")?.refreshToken == "refresh-3")
+    }
+
+    @Test func aSignOutAskedForAfterTheStopStillDeletesTheStoredSession() async throws {
+        let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
+        let driver = await stoppedDriver(store: store)
+        _ = await driver.signOut(scope: .local)
+        #expect(try await store.load(profile: "default") == nil)
     }
 }
