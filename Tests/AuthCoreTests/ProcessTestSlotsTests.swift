@@ -16,6 +16,8 @@ import Testing
                 waiting.addTask {
                     do { try await slots.run {}; return nil } catch { return error }
                 }
+                // Cancelled once queued, so that the cancellation handler must take it out.
+                #expect(await eventually { slots.waitingCount == 1 })
                 waiting.cancelAll()
                 return await waiting.next() ?? nil
             }
@@ -24,6 +26,7 @@ import Testing
             try await holder.waitForAll()
         }
         // Had the cancelled waiter kept its place in the queue, the slot would have gone to it.
+        #expect(slots.waitingCount == 0)
         #expect(try await slots.run { 42 } == 42)
     }
 }

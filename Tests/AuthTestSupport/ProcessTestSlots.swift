@@ -29,6 +29,9 @@ public final class ProcessTestSlots: Sendable {
         state = Mutex(State(free: max(1, count)))
     }
 
+    /// How many tests wait for a slot now.
+    public var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Takes a slot, waiting for one as long as it takes; a cancelled test (its time limit
     /// reached) stops waiting at once, with `CancellationError`, and takes none.
     private func acquire() async throws {
