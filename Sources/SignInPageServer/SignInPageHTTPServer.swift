@@ -40,16 +40,19 @@ public final class SignInPageHTTPServer: Sendable {
     private let listener: NIOAsyncChannel<Connection, Never>
     private let limits: Limits
     private let active = Atomic<Int>(0)
+    private let unserved: UnservedConnections
 
-    private init(port: UInt16, listener: NIOAsyncChannel<Connection, Never>, limits: Limits) {
+    private init(port: UInt16, listener: NIOAsyncChannel<Connection, Never>, limits: Limits, unserved: UnservedConnections) {
         self.port = port
         self.listener = listener
         self.limits = limits
+        self.unserved = unserved
     }
 
     /// Listens on 127.0.0.1 at a free port; `serve(_:)` then answers.
     public static func bind(identity: any LoopbackPeerIdentity, limits: Limits = Limits(),
                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> SignInPageHTTPServer {
+        let unserved = UnservedConnections()
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 32)
             .bind(host: "127.0.0.1", port: 0) { channel in
@@ -62,6 +65,7 @@ public final class SignInPageHTTPServer: Sendable {
                 }
                 return owner.futureResult.flatMapThrowing { (ours: Bool) -> Connection in
                     guard ours else { throw SignInPageServerError.anotherUser }
+                    guard unserved.admit(channel) else { throw SignInPageServerError.closed }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     return try Connection(wrappingChannelSynchronously: channel)
                 }.flatMapErrorThrowing { (error: any Error) -> Connection in
@@ -73,15 +77,19 @@ public final class SignInPageHTTPServer: Sendable {
             try? await listener.channel.close()
             throw SignInPageServerError.noPort
         }
-        return SignInPageHTTPServer(port: port, listener: listener, limits: limits)
+        return SignInPageHTTPServer(port: port, listener: listener, limits: limits, unserved: unserved)
     }
 
     /// Answers each request with `respond` until `close()` or cancellation; returns once every
     /// connection has ended.
     public func serve(_ respond: @escaping @Sendable (SignInPageHTTPRequest) async -> SignInPageHTTPResponse) async throws {
         try await withThrowingDiscardingTaskGroup { group in
+            // However the loop ends (closed, cancelled, failed), no accepted connection is left
+            // open: the ones it did not take are closed at once, not after those it answers.
+            defer { unserved.closeAll() }
             try await listener.executeThenClose { inbound in
                 for try await connection in inbound {
+                    unserved.handedOver(connection.channel)
                     guard active.add(1, ordering: .relaxed).newValue <= limits.maxConnections else {
                         active.subtract(1, ordering: .relaxed)
                         // Closed unanswered, through the wrapper, which must finish its writer.

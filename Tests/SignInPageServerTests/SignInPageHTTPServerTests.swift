@@ -194,4 +194,34 @@ import Glibc
             }
         }
     }
+
+    /// An identity that says when it is asked and answers only once let go: the owner check of
+    /// a connection outlasts the server's loop.
+    final class HeldIdentity: LoopbackPeerIdentity {
+        let (asked, askedSink) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseSink) = AsyncStream.makeStream(of: Void.self)
+        func uid(client: SocketAddress, server: SocketAddress) async -> UInt32? {
+            askedSink.yield()
+            for await _ in release { break }
+            return getuid()
+        }
+    }
+
+    @Test func aConnectionAcceptedAsTheServerClosesIsClosedNotLeftWaiting() async throws {
+        let identity = HeldIdentity()
+        let server = try await SignInPageHTTPServer.bind(identity: identity)
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask { try await server.serve { _ in .page("<p>served</p>") }; return nil }
+            group.addTask { try await RawHTTPClient.exchange(port: server.port, [], seconds: 30) }
+            for await _ in identity.asked { break }
+            // Accepted, its owner not yet known: the server closes and its loop ends meanwhile.
+            server.close()
+            let served = try await group.next()
+            #expect(served == .some(nil))
+            identity.releaseSink.yield()
+            // Nobody would ever answer it: it is closed (before the fix, it stayed open).
+            let answered = try await group.next()
+            #expect(answered == .some(""))
+        }
+    }
 }
