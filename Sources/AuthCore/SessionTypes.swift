@@ -85,7 +85,8 @@ public enum TokenFailure: Error, Sendable, Equatable {
     /// The requested minimum validity is longer than a fresh token lives.
     case minimumValidityTooLong(requested: TimeInterval, lifetime: TimeInterval)
     /// authd is stopping: the request came as it shut down, or was still waiting when it did.
-    /// The session is kept; a request to the next authd (the socket starts one) gets an answer.
+    /// The stored session is as it was; a request to the next authd (the socket starts one) gets
+    /// an answer.
     case stopping
 }
 

@@ -48,10 +48,6 @@ extension SessionDriver {
             return .failure(.verificationUncertain(failure))
         }
         let now = clock.now()
-        if stopped {
-            // The server raised the session and moved its refresh token on: keep what it answered.
-            return await keepGrantedAfterStop(Session(grant: grant, receivedAt: now)) ? .success(()) : .failure(.session(.stopping))
-        }
         let answer = await answered { $0.elevated(Session(grant: grant, receivedAt: now), request: $1, generation: held.generation, now: now) }
         switch answer {
         case .success:

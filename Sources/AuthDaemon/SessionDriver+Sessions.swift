@@ -10,7 +10,6 @@ extension SessionDriver {
     /// overtook it.
     public func adopt(_ grant: SessionGrant, announcing event: SessionEvent) async -> Result<Void, TokenFailure> {
         let now = clock.now()
-        if stopped { return await keepGrantedAfterStop(Session(grant: grant, receivedAt: now)) ? .success(()) : .failure(.stopping) }
         let answer = await answered { $0.signedIn(Session(grant: grant, receivedAt: now), request: $1, now: now, announcing: event) }
         switch answer {
         case .success:
@@ -27,12 +26,9 @@ extension SessionDriver {
     /// returns when that refresh is stored or has failed: `SessionTakeOver` says why, and what the
     /// outcome means. Fails, as `adopt`, when another sign-in or a sign-out overtook the adoption.
     public func adoptTakenOver(_ grant: SessionGrant) async -> Result<SessionTakeOver.Outcome, TokenFailure> {
+        if stopped { return .failure(.stopping) }
         let id = makeRequestID()
         let now = clock.now()
-        if stopped {
-            // Stored, not refreshed again: the next authd's first refresh completes the take-over.
-            return await keepGrantedAfterStop(Session(grant: grant, receivedAt: now)) ? .success(.pending(retry: nil)) : .failure(.stopping)
-        }
         // The generation the machine gives this session, read before anything else can run on
         // the actor: a later sign-in or sign-out changes it, and the outcome must see that.
         var generation: UInt64 = 0
@@ -60,7 +56,7 @@ extension SessionDriver {
         guard let credential else { return .confirmed }
         apply(actions)
         // Stopped, the keyring loop is gone: the delete it would have made is made here.
-        if stopped { await deleteAfterStop() }
+        if stopped, SignOutRules.endsHere(scope) { await deleteAfterStop() }
         if SignOutRules.endsHere(scope) { logger.info("signed out", metadata: ["sign_out.scope": "\(scope.rawValue)"]) }
         let accessToken: String
         switch credential {

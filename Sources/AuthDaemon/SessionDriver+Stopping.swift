@@ -1,9 +1,12 @@
 import AuthCore
 import FoundationEssentials
 
-/// The driver once its job loop has ended (authd stopping): nothing carries out the machine's
-/// actions any more, so no request may wait for them, and a session the server granted in the
-/// meantime is written to the keyring here, for the next authd to serve.
+/// The driver once its job loop has ended (authd stopping, or its task cancelled): nothing
+/// carries out the machine's actions any more, so no request may wait for them. Nothing is
+/// written to the keyring then but a sign-out's delete: a session the server granted to a call
+/// still out (a sign-in, an MFA verification) is not kept, as when authd is killed, and the call
+/// fails as `stopping`. A graceful stop does not come to this: the socket stops, and its requests
+/// end, before the drivers do.
 extension SessionDriver {
     /// Lets every waiter go once the job loop has ended: requests fail as `stopping`, and those
     /// waiting for the store read, the machine to settle or an MFA verification go on (and find
@@ -20,23 +23,8 @@ extension SessionDriver {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Writes `session`, granted by the server after the driver stopped (a sign-in, take-over or
-    /// MFA verification that was out as authd stopped), straight to the keyring: the server has
-    /// moved on to it, so dropping it would lose the session. Nothing else writes the keyring
-    /// once the loop has ended. Whether it was stored.
-    func keepGrantedAfterStop(_ session: Session) async -> Bool {
-        do {
-            try await store.save(session, profile: profile)
-            logger.notice("stored a session the server granted as authd stopped", metadata: ["user.id": "\(session.user.id)"])
-            return true
-        } catch {
-            logger.error("cannot store a session the server granted as authd stopped", metadata: ["error": "\(error.readableDescription)"])
-            return false
-        }
-    }
-
-    /// Deletes the stored session for a sign-out asked for after the driver stopped, as the
-    /// keyring loop would have.
+    /// Deletes the stored session for a sign-out asked for after the keyring loop ended, as the
+    /// loop would have. Deletes are the only writes then, so none can be overtaken by a store.
     func deleteAfterStop() async {
         do { try await store.delete(profile: profile) } catch {
             logger.error("keyring delete failed", metadata: ["error": "\(error.readableDescription)"])

@@ -66,6 +66,8 @@ public actor SessionDriver: Service {
     /// rather than wait forever, which would keep the socket's connections, and so the service
     /// group, from ever ending.
     var stopped = false
+    /// A sign-out's delete that came after the keyring loop ended, made once the driver stops.
+    var deleteOwed = false
 
     private enum Job: Sendable {
         case refresh(refreshToken: String, generation: UInt64)
@@ -110,6 +112,7 @@ public actor SessionDriver: Service {
         await cancelWhenGracefulShutdown { await self.serve() }
         timer.cancel()
         stopServing()
+        if deleteOwed { await deleteAfterStop() }
     }
 
     private func serve() async {
@@ -249,7 +252,9 @@ public actor SessionDriver: Service {
             case .store(let session, let generation):
                 keyringSink.yield(.store(session, generation: generation))
             case .delete:
-                keyringSink.yield(.delete)
+                // The keyring loop ends just before the driver stops: a sign-out in between is
+                // owed its delete, made once the loop has ended.
+                if case .terminated = keyringSink.yield(.delete) { deleteOwed = true }
             case .loadStore:
                 jobSink.yield(.loadStore)
             case .emit(let event):

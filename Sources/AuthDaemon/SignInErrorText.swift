@@ -34,7 +34,7 @@ enum SignInErrorText {
             case .notSignedIn(let reason):
                 error.message = "the server made the change, but the session \(reason == .replaced ? "was replaced by another sign-in" : "ended") meanwhile\(reason.map { " (\($0.code))" } ?? ""): run 'authctl login'"
             case .stopping:
-                error.message = "the server made the change, but authd stopped before it could refresh the session for a token that states it: the next authd does, and until then apps get the earlier token"
+                error.message = "the server made the change, but authd stopped before it could refresh the session for a token that states it: apps get the earlier token until its next refresh"
             case .storeUnavailable, .minimumValidityTooLong:
                 error.message = "the server made the change, but: \(error.message)"
             }

@@ -101,7 +101,7 @@ enum StatusMapper {
         case .minimumValidityTooLong(let requested, let lifetime):
             return .application(.minValidityTooLong, "tokens of this project live \(Int64(saturating: lifetime)) s; a minimum validity of \(Int64(saturating: requested)) s can never be met")
         case .stopping:
-            return .application(.serverError, "authd is stopping; the session is kept: ask again once it is back (under systemd, the next request starts it)")
+            return .application(.serverError, "authd is stopping and did not finish this: ask again once it is back (under systemd, the next request starts it)")
         }
     }
 }

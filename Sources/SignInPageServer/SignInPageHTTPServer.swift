@@ -69,6 +69,8 @@ public final class SignInPageHTTPServer: Sendable {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     return try Connection(wrappingChannelSynchronously: channel)
                 }.flatMapErrorThrowing { (error: any Error) -> Connection in
+                    // Admitted or not, it is closed here: nothing is left for the server to close.
+                    unserved.handedOver(channel)
                     channel.close(promise: nil)
                     throw error
                 }

@@ -7,8 +7,8 @@ import Testing
 /// A driver whose job loop has ended (authd stopping, or a test's service group cancelled)
 /// answers every request rather than leave it waiting on actions nobody carries out: a request
 /// left waiting keeps its connection, and so the socket server and the whole service group, from
-/// ever ending. What the server granted meanwhile is kept for the next authd. The time limit only
-/// ends a failing run (before the fix, these waited forever).
+/// ever ending. The stored session is left as it was, but for a sign-out's delete. The time limit
+/// only ends a failing run (before the fix, these waited forever).
 @Suite(.timeLimit(.minutes(5))) struct DriverStopTests {
     /// A driver serving the session stored in `store`, stopped (its task cancelled) once it has
     /// read it.
@@ -22,7 +22,7 @@ import Testing
         return driver
     }
 
-    @Test func aVerificationOutWhenTheDriverStopsKeepsTheSessionTheServerRaised() async throws {
+    @Test func aVerificationOutWhenTheDriverStopsFailsAsStopping() async throws {
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
         let driver = ClockJumpTests.driver(store: store, wall: ManualWallClock(Fixtures.t0), monotonic: ManualMonotonicClock())
         let (called, calledSink) = AsyncStream.makeStream(of: Void.self)
@@ -37,14 +37,14 @@ import Testing
             for await _ in called { break }
             serving.cancelAll()
         }
-        // The job loop has ended while the server verified: no keyring loop is left to store
-        // what it answered, and the server has moved the refresh token on to it.
+        // The job loop has ended while the server verified: no keyring loop is left to store what
+        // it answered, which is dropped as if authd had been killed, rather than waited on forever.
         releaseSink.yield()
-        guard case .success = await verification else {
-            Issue.record("the verification failed: \(await verification)")
+        guard case .failure(.session(.stopping)) = await verification else {
+            Issue.record("the verification did not fail as stopping: \(await verification)")
             return
         }
-        #expect(try await store.load(profile: "default")?.refreshToken == "refresh-2")
+        #expect(try await store.load(profile: "default")?.refreshToken == "refresh-1")
         // The stopped driver answers nothing more from the machine.
         #expect(await driver.token(validFor: 60) == .failure(.stopping))
     }
@@ -58,14 +58,18 @@ import Testing
         #expect(try await store.load(profile: "default")?.refreshToken == "refresh-1")
     }
 
-    @Test func aSignInGrantedAfterTheStopIsStoredForTheNextAuthd() async throws {
+    @Test func aSignInAfterTheStopFailsAsStoppingAndWritesNothing() async throws {
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
         let driver = await stoppedDriver(store: store)
-        guard case .success = await driver.adopt(Fixtures.grant(3), announcing: .signedIn) else {
-            Issue.record("a sign-in the server granted was dropped")
+        guard case .failure(.stopping) = await driver.adopt(Fixtures.grant(3), announcing: .signedIn) else {
+            Issue.record("a stopped driver adopted a sign-in")
             return
         }
-        #expect(try await store.load(profile: "default")?.refreshToken == "refresh-3")
+        guard case .failure(.stopping) = await driver.adoptTakenOver(Fixtures.grant(4)) else {
+            Issue.record("a stopped driver adopted a take-over")
+            return
+        }
+        #expect(try await store.load(profile: "default")?.refreshToken == "refresh-1")
     }
 
     @Test func aSignOutAskedForAfterTheStopStillDeletesTheStoredSession() async throws {
@@ -73,5 +77,12 @@ import Testing
         let driver = await stoppedDriver(store: store)
         _ = await driver.signOut(scope: .local)
         #expect(try await store.load(profile: "default") == nil)
+    }
+
+    @Test func aSignOutOfTheOtherSessionsAfterTheStopKeepsThisOne() async throws {
+        let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
+        let driver = await stoppedDriver(store: store)
+        _ = await driver.signOut(scope: .others)
+        #expect(try await store.load(profile: "default")?.refreshToken == "refresh-1")
     }
 }
