@@ -36,6 +36,7 @@ extension SessionDriver {
                 if endsSession {
                     logger.warning("server ended the session", metadata: ["error.code": "mfa_verification_rejected"])
                     apply(machine.serverEndedSession(code: "mfa_verification_rejected", generation: held.generation, now: clock.now()))
+                    await makeOwedDelete()
                 }
                 apply(machine.releaseRefreshes(now: clock.now()))
                 return .failure(.server(error))
@@ -54,7 +55,7 @@ extension SessionDriver {
             logger.info("second factor verified", metadata: ["user.id": "\(grant.user.id)"])
             return .success(())
         case .failure(let failure):
-            logger.info("verification overtaken by another sign-in or a sign-out")
+            logger.info(failure == .stopping ? "verification not adopted: authd is stopping" : "verification overtaken by another sign-in or a sign-out")
             return .failure(.session(failure))
         }
     }

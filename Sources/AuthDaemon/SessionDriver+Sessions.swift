@@ -16,7 +16,7 @@ extension SessionDriver {
             logger.info("signed in", metadata: ["user.id": "\(grant.user.id)"])
             return .success(())
         case .failure(let failure):
-            logger.info("sign-in overtaken by another sign-in or a sign-out")
+            logger.info(failure == .stopping ? "sign-in not adopted: authd is stopping" : "sign-in overtaken by another sign-in or a sign-out")
             return .failure(failure)
         }
     }
@@ -38,7 +38,7 @@ extension SessionDriver {
             generation = machine.generation
         }
         if case .failure(let failure) = answer {
-            logger.info("take-over overtaken by another sign-in or a sign-out")
+            logger.info(failure == .stopping ? "take-over not adopted: authd is stopping" : "take-over overtaken by another sign-in or a sign-out")
             return .failure(failure)
         }
         logger.info("signed in with a session taken over; refreshing it once more", metadata: ["user.id": "\(grant.user.id)"])
@@ -55,8 +55,7 @@ extension SessionDriver {
         let (actions, credential) = machine.signOutRequested(scope: scope, now: clock.now())
         guard let credential else { return .confirmed }
         apply(actions)
-        // Stopped, the keyring loop is gone: the delete it would have made is made here.
-        if stopped, SignOutRules.endsHere(scope) { await deleteAfterStop() }
+        await makeOwedDelete()
         if SignOutRules.endsHere(scope) { logger.info("signed out", metadata: ["sign_out.scope": "\(scope.rawValue)"]) }
         let accessToken: String
         switch credential {
@@ -65,8 +64,11 @@ extension SessionDriver {
         case .refreshFirst(let refreshToken, let fallback):
             accessToken = (try? await api.refresh(refreshToken: refreshToken))?.accessToken ?? fallback
         case .validToken:
-            guard case .success(let token) = await token(validFor: ServerCallToken.minimumValidity) else { return SignOutRules.noValidToken }
-            accessToken = token.accessToken
+            switch await token(validFor: ServerCallToken.minimumValidity) {
+            case .success(let token): accessToken = token.accessToken
+            case .failure(.stopping): return SignOutOutcome(confirmed: false, detail: "authd is stopping; sign out again once it is back")
+            case .failure: return SignOutRules.noValidToken
+            }
         }
         var failure: ServerFailure?
         do { try await api.signOut(accessToken: accessToken, scope: scope) } catch { failure = error }

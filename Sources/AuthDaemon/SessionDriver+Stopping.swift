@@ -23,9 +23,14 @@ extension SessionDriver {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Deletes the stored session for a sign-out asked for after the keyring loop ended, as the
-    /// loop would have. Deletes are the only writes then, so none can be overtaken by a store.
-    func deleteAfterStop() async {
+    /// Makes the delete the machine asked for after the keyring loop ended (a sign-out, or the
+    /// server ending the session), as the loop would have: once the driver has stopped, and so
+    /// the loop's last write is done. Called at the stop for those that came just before it, and
+    /// after each input that may end the session once stopped. Deletes are the only writes then,
+    /// so none can be overtaken by a store.
+    func makeOwedDelete() async {
+        guard stopped, deleteOwed else { return }
+        deleteOwed = false
         do { try await store.delete(profile: profile) } catch {
             logger.error("keyring delete failed", metadata: ["error": "\(error.readableDescription)"])
         }

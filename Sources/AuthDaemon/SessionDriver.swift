@@ -66,7 +66,7 @@ public actor SessionDriver: Service {
     /// rather than wait forever, which would keep the socket's connections, and so the service
     /// group, from ever ending.
     var stopped = false
-    /// A sign-out's delete that came after the keyring loop ended, made once the driver stops.
+    /// A delete the machine asked for after the keyring loop ended (`makeOwedDelete`).
     var deleteOwed = false
 
     private enum Job: Sendable {
@@ -112,7 +112,7 @@ public actor SessionDriver: Service {
         await cancelWhenGracefulShutdown { await self.serve() }
         timer.cancel()
         stopServing()
-        if deleteOwed { await deleteAfterStop() }
+        await makeOwedDelete()
     }
 
     private func serve() async {

@@ -82,7 +82,33 @@ import Testing
     @Test func aSignOutOfTheOtherSessionsAfterTheStopKeepsThisOne() async throws {
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
         let driver = await stoppedDriver(store: store)
-        _ = await driver.signOut(scope: .others)
+        let outcome = await driver.signOut(scope: .others)
+        // Nothing reached the server, and the reason is the stop, not a missing token.
+        #expect(!outcome.confirmed && outcome.detail?.contains("authd is stopping") == true)
         #expect(try await store.load(profile: "default")?.refreshToken == "refresh-1")
+    }
+
+    @Test func aVerificationThatEndsTheSessionAfterTheStopStillDeletesIt() async throws {
+        let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
+        let driver = ClockJumpTests.driver(store: store, wall: ManualWallClock(Fixtures.t0), monotonic: ManualMonotonicClock())
+        let (called, calledSink) = AsyncStream.makeStream(of: Void.self)
+        let (release, releaseSink) = AsyncStream.makeStream(of: Void.self)
+        async let verification = driver.elevate { _ throws(ServerFailure) -> SessionGrant in
+            calledSink.yield()
+            for await _ in release { break }
+            // The project's hook refused it: GoTrue signed every session of the user out.
+            throw .http(status: 403, code: "mfa_verification_rejected", message: "rejected", retryAfter: nil)
+        }
+        await withTaskGroup(of: Void.self) { serving in
+            serving.addTask { await driver.run() }
+            for await _ in called { break }
+            serving.cancelAll()
+        }
+        releaseSink.yield()
+        guard case .failure(.server) = await verification else {
+            Issue.record("the verification did not fail with the server's refusal: \(await verification)")
+            return
+        }
+        #expect(try await store.load(profile: "default") == nil)
     }
 }
