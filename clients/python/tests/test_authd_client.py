@@ -552,6 +552,10 @@ _INTERRUPTED_SIGN_IN = """
 import faulthandler, signal, sys, authd_client
 # SIGUSR1 prints where every thread is: the test asks for it when the app has not ended in time.
 faulthandler.register(signal.SIGUSR1, all_threads=True)
+# An app in a terminal, where Ctrl-C raises KeyboardInterrupt. A test run started in the
+# background (a non-interactive shell's '&') inherits SIGINT ignored, which Python then keeps:
+# this app would never hear the test's Ctrl-C (the cause of the 60 s failures seen under load).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 client = authd_client.connect(socket_path=sys.argv[1])
 try:
     client.sign_in_interactively(open_browser=False, opened=lambda page: print("opened", page["flow_id"], flush=True))
