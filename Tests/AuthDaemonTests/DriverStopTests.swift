@@ -7,8 +7,9 @@ import Testing
 /// A driver whose job loop has ended (authd stopping, or a test's service group cancelled)
 /// answers every request rather than leave it waiting on actions nobody carries out: a request
 /// left waiting keeps its connection, and so the socket server and the whole service group, from
-/// ever ending. The stored session is left as it was, but for a sign-out's delete. The time limit
-/// only ends a failing run (before the fix, these waited forever).
+/// ever ending. The stored session is left as it was, but for a sign-out's delete. A regression
+/// shows as a test that never ends (before the fix, these waited forever): a continuation nobody
+/// resumes ignores the time limit's cancellation, and `scripts/test`'s stall report names the test.
 @Suite(.timeLimit(.minutes(5))) struct DriverStopTests {
     /// A driver serving the session stored in `store`, stopped (its task cancelled) once it has
     /// read it.
@@ -20,6 +21,60 @@ import Testing
             serving.cancelAll()
         }
         return driver
+    }
+
+    /// A server that holds each refresh until `answer` opens, and `called` yields as each one
+    /// arrives.
+    private func heldRefreshes() -> (api: FakeGoTrue, called: AsyncStream<Void>, answer: Latch) {
+        let api = FakeGoTrue(), answer = Latch()
+        let (called, calledSink) = AsyncStream.makeStream(of: Void.self)
+        api.holdRefreshes {
+            calledSink.yield()
+            await answer.wait()
+        }
+        return (api, called, answer)
+    }
+
+    /// Serves `driver` and runs `request` once the stored session is read; stops the driver (its
+    /// task cancelled, as at authd's end) once the server has a refresh, which it answers only
+    /// then (`heldRefreshes`). Returns what `request` returned.
+    private func stopWhileRefreshing<Answer: Sendable>(_ driver: SessionDriver, held: (api: FakeGoTrue, called: AsyncStream<Void>, answer: Latch),
+                                                        before: () -> Void = {},
+                                                        request: @escaping @Sendable () async -> Answer) async -> Answer? {
+        await withTaskGroup(of: Answer?.self) { serving in
+            serving.addTask {
+                await driver.run()
+                return nil
+            }
+            _ = await driver.status() // the stored session is read
+            before()
+            serving.addTask { await request() }
+            for await _ in held.called { break }
+            serving.cancelAll()
+            // The keyring's loop has ended with the job loop: the server's answer comes too late
+            // to be stored, and so nothing the machine does can answer the request.
+            held.answer.open()
+            var answer: Answer?
+            for await result in serving { answer = result ?? answer }
+            return answer
+        }
+    }
+
+    @Test func aTokenRequestWaitingOnARefreshWhenTheDriverStopsFailsAsStopping() async throws {
+        let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
+        let held = heldRefreshes()
+        let wall = ManualWallClock(Fixtures.t0), monotonic = ManualMonotonicClock()
+        let driver = ClockJumpTests.driver(store: store, api: held.api, wall: wall, monotonic: monotonic)
+        let answer = await stopWhileRefreshing(driver, held: held, before: {
+            // 10 s of the token's hour left: a request for 60 s waits for a refresh.
+            wall.advance(by: 3590)
+            monotonic.advance(by: 3590)
+        }, request: { await driver.token(validFor: 60) })
+        #expect(answer == .failure(.stopping))
+        // The refreshed session was not kept: the stored token is its parent, which GoTrue answers
+        // with the current one.
+        #expect(held.api.refreshCalls == 1)
+        #expect(try await store.load(profile: "default")?.refreshToken == "refresh-1")
     }
 
     @Test func aVerificationOutWhenTheDriverStopsFailsAsStopping() async throws {

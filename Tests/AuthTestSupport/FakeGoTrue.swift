@@ -14,6 +14,7 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
         var signOutCalls: [SignOutScope] = []
         var signOutTokens: [String] = []
         var refreshDelay: Duration = .zero
+        var refreshHold: (@Sendable () async -> Void)?
         var serverClock: Result<Date?, ServerFailure> = .success(nil)
         var healthChecks = 0
         var healthDelay: Duration = .zero
@@ -58,6 +59,9 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
     public func failNextRefreshes(_ failures: [ServerFailure]) { state.withLock { $0.refreshFailures = failures } }
     /// Makes each refresh take this long (to let requests pile up).
     public func setRefreshDelay(_ delay: Duration) { state.withLock { $0.refreshDelay = delay } }
+    /// Holds each refresh at `hold`, awaited once the call is counted and before it is answered:
+    /// the test decides when the server answers (with a `Latch`, whatever the caller's task does).
+    public func holdRefreshes(at hold: @escaping @Sendable () async -> Void) { state.withLock { $0.refreshHold = hold } }
     /// What `health()` answers: the server's clock, or a failure.
     public func setServerClock(_ clock: Result<Date?, ServerFailure>) { state.withLock { $0.serverClock = clock } }
     /// Makes each health check take this long (to let calls pile up while one is under way).
@@ -232,15 +236,16 @@ public final class FakeGoTrue: GoTrueAPI, Sendable {
 
     /// Rotates, or fails with the next scripted failure.
     public func refresh(refreshToken: String) async throws(ServerFailure) -> SessionGrant {
-        let (failure, delay) = state.withLock { state -> (ServerFailure?, Duration) in
+        let (failure, delay, hold) = state.withLock { state -> (ServerFailure?, Duration, (@Sendable () async -> Void)?) in
             state.refreshCalls += 1
             if state.verifying { state.refreshesDuringVerify += 1 }
             if state.refreshSuccessesBeforeFailures > 0 {
                 state.refreshSuccessesBeforeFailures -= 1
-                return (nil, state.refreshDelay)
+                return (nil, state.refreshDelay, state.refreshHold)
             }
-            return (state.refreshFailures.isEmpty ? nil : state.refreshFailures.removeFirst(), state.refreshDelay)
+            return (state.refreshFailures.isEmpty ? nil : state.refreshFailures.removeFirst(), state.refreshDelay, state.refreshHold)
         }
+        if let hold { await hold() }
         if delay > .zero { try? await Task.sleep(for: delay) }
         if let failure { throw failure }
         return grant()
