@@ -23,22 +23,26 @@ import Testing
         return driver
     }
 
-    /// A server that holds each refresh until `answer` opens, and `called` yields as each one
-    /// arrives.
-    private func heldRefreshes() -> (api: FakeGoTrue, called: AsyncStream<Void>, answer: Latch) {
-        let api = FakeGoTrue(), answer = Latch()
-        let (called, calledSink) = AsyncStream.makeStream(of: Void.self)
-        api.holdRefreshes {
-            calledSink.yield()
-            await answer.wait()
+    /// A server that holds each refresh until `answer` opens; `called` yields as each one arrives.
+    private struct HeldRefreshes {
+        let api = FakeGoTrue()
+        let called: AsyncStream<Void>
+        let answer = Latch()
+
+        init() {
+            let (called, calledSink) = AsyncStream.makeStream(of: Void.self)
+            self.called = called
+            api.holdRefreshes { [answer] in
+                calledSink.yield()
+                await answer.wait()
+            }
         }
-        return (api, called, answer)
     }
 
     /// Serves `driver` and runs `request` once the stored session is read; stops the driver (its
     /// task cancelled, as at authd's end) once the server has a refresh, which it answers only
-    /// then (`heldRefreshes`). Returns what `request` returned.
-    private func stopWhileRefreshing<Answer: Sendable>(_ driver: SessionDriver, held: (api: FakeGoTrue, called: AsyncStream<Void>, answer: Latch),
+    /// then (`HeldRefreshes`). Returns what `request` returned.
+    private func stopWhileRefreshing<Answer: Sendable>(_ driver: SessionDriver, held: HeldRefreshes,
                                                         before: () -> Void = {},
                                                         request: @escaping @Sendable () async -> Answer) async -> Answer? {
         await withTaskGroup(of: Answer?.self) { serving in
@@ -62,7 +66,7 @@ import Testing
 
     @Test func aTokenRequestWaitingOnARefreshWhenTheDriverStopsFailsAsStopping() async throws {
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
-        let held = heldRefreshes()
+        let held = HeldRefreshes()
         let wall = ManualWallClock(Fixtures.t0), monotonic = ManualMonotonicClock()
         let driver = ClockJumpTests.driver(store: store, api: held.api, wall: wall, monotonic: monotonic)
         let answer = await stopWhileRefreshing(driver, held: held, before: {
@@ -79,7 +83,7 @@ import Testing
 
     @Test func aTakeOverWhoseSecondExchangeIsOutWhenTheDriverStopsFailsAsStopping() async throws {
         let store = InMemorySessionStore()
-        let held = heldRefreshes()
+        let held = HeldRefreshes()
         let driver = ClockJumpTests.driver(store: store, api: held.api, wall: ManualWallClock(Fixtures.t0), monotonic: ManualMonotonicClock())
         let outcome = await stopWhileRefreshing(driver, held: held) { await driver.adoptTakenOver(Fixtures.grant(7)) }
         // The refresh that leaves the app's copy behind was made at the server and its answer not
