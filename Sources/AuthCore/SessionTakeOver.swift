@@ -36,6 +36,12 @@ public enum SessionTakeOver {
         case ended(SignOutReason)
         /// Another sign-in or a sign-out replaced the adopted session.
         case overtaken
+        /// authd stopped while the refresh after the adoption was out: the adopted session is
+        /// stored, but whether the server made that refresh is unknown, so the app's token may be
+        /// the parent of the current one or already two steps behind. Taking it over again could
+        /// present a spent token and end the session; the next authd goes on with the stored
+        /// one, the parent of whatever the server issued.
+        case interrupted
     }
 
     /// Transient refresh trouble, as the machine reports it.

@@ -24,8 +24,8 @@ extension SessionDriver {
     /// Adopts the session a take-over's exchange of an app's refresh token granted, as `adopt`
     /// does (announced as `SIGNED_IN`), then has the machine refresh it once more at once and
     /// returns when that refresh is stored or has failed: `SessionTakeOver` says why, and what the
-    /// outcome means. Fails, as `adopt`, when another sign-in or a sign-out overtook the adoption,
-    /// and as `stopping` when authd stopped before that refresh was done.
+    /// outcome means (`interrupted` when authd stopped before that refresh was done). Fails, as
+    /// `adopt`, when another sign-in or a sign-out overtook the adoption, or authd stopped before it.
     public func adoptTakenOver(_ grant: SessionGrant) async -> Result<SessionTakeOver.Outcome, TokenFailure> {
         if stopped { return .failure(.stopping) }
         let id = makeRequestID()
@@ -48,11 +48,11 @@ extension SessionDriver {
         }
         await settled()
         // Let go by the stop, not settled: the refresh asked for may have been made at the server
-        // and its answer not kept, so no outcome can be told (the stored token, its parent, is
-        // still answered by GoTrue).
+        // and its answer not kept, so the machine's session says nothing about the app's copy
+        // (the stored token, its parent, is still answered by GoTrue).
         if stopped, !machine.isSettled {
             logger.info("take-over not refreshed once more: authd is stopping")
-            return .failure(.stopping)
+            return .success(.interrupted)
         }
         return .success(SessionTakeOver.outcome(of: machine, adoptedRefreshToken: grant.refreshToken, generation: generation))
     }

@@ -13,7 +13,9 @@ extension AccountOperations {
     /// session is kept and served, the machine retries that refresh, and the status answered then
     /// shows the trouble (`degraded`), which is how the caller learns that the app's copy still
     /// reaches the session for now. Fails when the server ended the session before that refresh
-    /// (the app, still running, may have used its copy meanwhile).
+    /// (the app, still running, may have used its copy meanwhile), and as `takeOverInterrupted`
+    /// when authd stopped while that refresh was out: the session is stored, but the app's copy
+    /// may already be spent, so the take-over must not be asked for again.
     public func takeOver(refreshToken: String) async -> Result<Void, SignInFailure> {
         let credential = SignInCredential.refreshToken(refreshToken)
         let grant: SessionGrant
@@ -55,6 +57,8 @@ extension AccountOperations {
         case .overtaken:
             logger.info("take-over overtaken by another sign-in or a sign-out")
             return .failure(.replaced(.notSignedIn(.replaced)))
+        case .interrupted:
+            return .failure(.takeOverInterrupted)
         }
     }
 }
