@@ -21,7 +21,8 @@ import FoundationEssentials
 ///   session that succeeds (that retry, or any later one). Until then the app's copy still
 ///   reaches the session, which the caller reports (`Outcome.pending`).
 public enum SessionTakeOver {
-    /// What a take-over achieved once the refresh after the adoption was done (or not started).
+    /// What a take-over achieved once the refresh after the adoption was done, not started, or
+    /// cut short by authd's stop.
     public enum Outcome: Sendable, Equatable {
         /// The session was refreshed since its adoption: the app's token is at least two steps
         /// behind the current one and no longer leads to it.
@@ -38,9 +39,9 @@ public enum SessionTakeOver {
         case overtaken
         /// authd stopped while the refresh after the adoption was out: the adopted session is
         /// stored, but whether the server made that refresh is unknown, so the app's token may be
-        /// the parent of the current one or already two steps behind. Taking it over again could
-        /// present a spent token and end the session; the next authd goes on with the stored
-        /// one, the parent of whatever the server issued.
+        /// the parent of the current one or already two steps behind. The take-over is done all
+        /// the same (taking it over again could present a spent token and end the session): the
+        /// next authd goes on with the stored session, the parent of whatever the server issued.
         case interrupted
     }
 

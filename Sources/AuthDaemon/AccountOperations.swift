@@ -180,10 +180,6 @@ public enum SignInFailure: Error, Sendable {
     case replaced(TokenFailure)
     /// A browser sign-in's redirect did not match a flow, or carried the provider's error.
     case flow(OAuthFlowFailure)
-    /// A take-over's session was adopted and stored, but authd stopped before the refresh that
-    /// leaves the app's copy behind was done (`SessionTakeOver.Outcome.interrupted`): unlike
-    /// `replaced(.stopping)`, asking again is the one thing not to do.
-    case takeOverInterrupted
 }
 
 /// Why a call on the signed-in user's behalf failed.

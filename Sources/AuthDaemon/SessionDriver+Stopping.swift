@@ -5,7 +5,8 @@ import FoundationEssentials
 /// carries out the machine's actions any more, so no request may wait for them. Nothing is
 /// written to the keyring then but a sign-out's delete: a session the server granted to a call
 /// still out (a sign-in, an MFA verification) is not kept, as when authd is killed, and the call
-/// fails as `stopping`. A graceful stop does not come to this: the socket stops, and its requests
+/// fails as `stopping`; a take-over whose session was stored before reports `interrupted`
+/// (`adoptTakenOver`). A graceful stop does not come to this: the socket stops, and its requests
 /// end, before the drivers do.
 extension SessionDriver {
     /// Lets every waiter go once the job loop has ended: requests fail as `stopping`, and those

@@ -13,9 +13,11 @@ extension AccountOperations {
     /// session is kept and served, the machine retries that refresh, and the status answered then
     /// shows the trouble (`degraded`), which is how the caller learns that the app's copy still
     /// reaches the session for now. Fails when the server ended the session before that refresh
-    /// (the app, still running, may have used its copy meanwhile), and as `takeOverInterrupted`
-    /// when authd stopped while that refresh was out: the session is stored, but the app's copy
-    /// may already be spent, so the take-over must not be asked for again.
+    /// (the app, still running, may have used its copy meanwhile), and as `replaced(.stopping)`
+    /// when authd stopped before adopting the session (the app's token is then the parent of the
+    /// lost one, which GoTrue answers, so asking again works). Succeeds when authd stopped while
+    /// the second refresh was out: the session is stored and the next authd goes on with it, and
+    /// the app's copy, perhaps spent already, must not be presented again, as after any success.
     public func takeOver(refreshToken: String) async -> Result<Void, SignInFailure> {
         let credential = SignInCredential.refreshToken(refreshToken)
         let grant: SessionGrant
@@ -58,7 +60,8 @@ extension AccountOperations {
             logger.info("take-over overtaken by another sign-in or a sign-out")
             return .failure(.replaced(.notSignedIn(.replaced)))
         case .interrupted:
-            return .failure(.takeOverInterrupted)
+            logger.notice("session taken over and stored; authd stopped before refreshing it once more, so the app's copy of its refresh token may still lead to it until the next authd refreshes it")
+            return .success(())
         }
     }
 }

@@ -16,8 +16,6 @@ enum SignInErrorText {
         case .server(let failure): return error(failure, method: method)
         case .replaced(let failure): return StatusMapper.error(failure)
         case .flow(let failure): return error(failure)
-        case .takeOverInterrupted:
-            return .application(.serverError, "authd took the session over and stored it, but stopped while refreshing it once more, so the app's copy of its refresh token may already be spent: do not take it over again (a spent token presented to the server can end the session); delete the app's stored copy. The next authd goes on with the session ('authctl status')")
         }
     }
 

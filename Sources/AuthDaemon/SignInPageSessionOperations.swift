@@ -157,9 +157,8 @@ actor SignInPageSessionOperations: SignInPageOperations {
         switch failure {
         case .server(let server): return .server(server)
         case .flow(let flow): return .browser(flow)
-        // Another sign-in or a sign-out overtook this one: nothing of it was kept. The page
-        // takes over no app's session, so the last never comes here.
-        case .replaced, .takeOverInterrupted: return .interrupted
+        // Another sign-in or a sign-out overtook this one: nothing of it was kept.
+        case .replaced: return .interrupted
         }
     }
 

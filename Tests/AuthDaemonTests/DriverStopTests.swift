@@ -90,6 +90,7 @@ import Testing
         // kept: the take-over cannot say it is complete, nor that the app's copy is still the
         // parent, nor (as `stopping` would) that it may be asked for again.
         #expect(outcome == .success(.interrupted))
+        #expect(held.api.refreshCalls == 1)
         #expect(try await store.load(profile: "default")?.refreshToken == "refresh-7")
     }
 

@@ -85,18 +85,6 @@ import Testing
         #expect(wrong.message.contains("authctl user reauthenticate"), "\(wrong.message)")
     }
 
-    /// A take-over cut short by a stop: before the adoption the app's token is still the parent
-    /// of the session's current one, so asking again works; after it, the token may be spent,
-    /// and presenting it again can end the session.
-    @Test func aTakeOverCutShortByAStopSaysWhetherToAskAgain() {
-        let notAdopted = SignInErrorText.error(SignInFailure.replaced(.stopping), method: .takeOver)
-        #expect(notAdopted.message.contains("ask again once it is back"), "\(notAdopted.message)")
-        let interrupted = SignInErrorText.error(SignInFailure.takeOverInterrupted, method: .takeOver)
-        #expect(interrupted.data?.reason == ErrorReason.serverError.rawValue)
-        #expect(interrupted.message.contains("do not take it over again") && interrupted.message.contains("delete the app's stored copy"), "\(interrupted.message)")
-        #expect(!interrupted.message.contains("ask again"))
-    }
-
     @Test func transientFailuresReadTheSameForEveryMethod() {
         for method in [SignInErrorText.Method.password, .signUp, .code, .idToken, .browser] {
             #expect(SignInErrorText.error(.unreachable(url: "https://x.supabase.co/auth/v1", detail: "timed out"), method: method).data?.reason == "offline")
