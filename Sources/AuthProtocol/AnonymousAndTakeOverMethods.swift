@@ -36,6 +36,9 @@ extension Methods {
     /// The app must forget its tokens: presenting them again ends the whole session.
     public enum SignInWithRefreshToken: RPCMethod {
         public static let name = "session.signInWithRefreshToken"
+        /// Not safe to repeat: a call authd got spends the token (and refreshes once more), and
+        /// the same token presented again is a spent one, which can end the whole session.
+        public static let isSafeToRepeat = false
         /// The session's refresh token.
         public struct Parameters: Codable, Sendable, Equatable {
             /// The profile; the default one when absent.

@@ -8,6 +8,14 @@ public protocol RPCMethod: Sendable {
     associatedtype Result: Codable & Sendable
     /// The method's wire name, `noun.verb`.
     static var name: String { get }
+    /// Whether a client may send the call again when the connection broke before the answer came
+    /// (authd got it or not, nobody can tell). True unless the method says otherwise.
+    static var isSafeToRepeat: Bool { get }
+}
+
+extension RPCMethod {
+    /// Most methods are: a second sign-in, token request or sign-out leaves things as one would.
+    public static var isSafeToRepeat: Bool { true }
 }
 
 /// The methods authd serves. Field names on the wire are snake_case, as in GoTrue's JSON.

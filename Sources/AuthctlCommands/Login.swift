@@ -183,8 +183,7 @@ struct Login: ParsableCommand {
             } else if isInteractive {
                 status = try signInInteractively(connection)
             } else if withSession {
-                status = try connection.call(Methods.SignInWithRefreshToken.self,
-                                             .init(profile: global.profile, refreshToken: try Self.handedOverRefreshToken()), timeout: 60)
+                status = try Self.takeOver(connection, profile: global.profile, refreshToken: try Self.handedOverRefreshToken())
             } else if sso != nil || ssoProvider != nil {
                 let (domain, id) = (sso, ssoProvider)
                 let profile = global.profile
@@ -275,6 +274,21 @@ struct Login: ParsableCommand {
         let delete = "Delete the app's stored copy of the session: should the app present its old refresh token again, the server takes it for a stolen one and ends the session, for authd and every app alike."
         guard let degraded = status.degraded else { return "authd now refreshes this session. " + delete }
         return "authd holds this session but could not refresh it a second time yet (\(degraded.detail.escapedForTerminal)): until it does, the app's old refresh token still gets tokens of this session. authd retries on its own ('authctl status' shows when). Quit the app now. " + delete
+    }
+
+    /// Takes over the session of `refreshToken`. Without an answer, authd may have done it all the
+    /// same, which the message says rather than suggest running it again (exit 3 would mean
+    /// "start authd and retry"): a spent refresh token presented again can end the session.
+    static func takeOver(_ connection: AuthdConnection, profile: String?, refreshToken: String) throws -> SessionStatus {
+        do {
+            return try connection.call(Methods.SignInWithRefreshToken.self, .init(profile: profile, refreshToken: refreshToken), timeout: 60)
+        } catch {
+            switch error {
+            case .daemonUnavailable, .timedOut:
+                throw Failure("no answer from authd to the take-over (\(error.readableDescription)): it may have taken the session over all the same. Run 'authctl status' first, and take it over again only if it says signed out: presenting a spent refresh token can end the session", .failure)
+            default: throw error
+            }
+        }
     }
 
     /// The refresh token `--with-session` takes: asked for without echo on a terminal, else read

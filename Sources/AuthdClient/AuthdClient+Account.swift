@@ -155,6 +155,8 @@ extension AuthdClient {
     /// again makes the server end the whole session, authd's included. A status with
     /// `degraded` set says the second refresh is still to be retried (until then the copy still
     /// reaches the session). Read a stored session with `StoredSession.refreshToken(in:)`.
+    /// The call is never sent twice: when no answer comes (`daemonUnavailable`, `timedOut`), authd
+    /// may have taken the session over all the same, so read `status()` before trying again.
     public func signIn(refreshToken: String) async throws(AuthdError) -> SessionStatus {
         try await call(Methods.SignInWithRefreshToken.self, .init(profile: profile, refreshToken: refreshToken))
     }

@@ -48,15 +48,19 @@ final class DaemonLink: @unchecked Sendable {
     }
 
     /// Calls `method`. A connection that broke since its last use (authd restarted) is replaced
-    /// once and the call sent again: every method the client library sends is safe to repeat.
+    /// once and the call sent again, if the method is safe to repeat (`RPCMethod.isSafeToRepeat`).
+    /// One that is not goes on a connection opened for it: one idle since its last use may have
+    /// broken unseen, and a call lost with it could be neither sent again nor told apart from
+    /// one authd carried out.
     func call<M: RPCMethod>(_ method: M.Type, _ parameters: M.Parameters, timeout: TimeInterval) throws(AuthdError) -> M.Result {
+        if !M.isSafeToRepeat { close() }
         let reused = connection != nil
         let current = try ensureOpen()
         do {
             return try current.call(method, parameters, timeout: timeout)
         } catch {
             switch error {
-            case .daemonUnavailable where reused:
+            case .daemonUnavailable where reused && M.isSafeToRepeat:
                 close()
                 let fresh = try ensureOpen()
                 do { return try fresh.call(method, parameters, timeout: timeout) } catch {

@@ -78,6 +78,10 @@ final class ScriptedDaemon: @unchecked Sendable {
     // Unchecked: `listener` is written once in init; the thread owns everything else.
     let path: String
     private let listener: Int32
+    private let requests = Mutex<[String]>([])
+
+    /// The methods of the requests read so far, in order.
+    var received: [String] { requests.withLock { $0 } }
 
     /// Answers `hello` normally and every other method with an error of `errorReason`.
     convenience init(errorReason: String) throws {
@@ -86,8 +90,9 @@ final class ScriptedDaemon: @unchecked Sendable {
 
     static let hello = #"{"protocol_version":"1.0","daemon_version":"0.1.0","capabilities":[],"profiles":["default"],"default_profile":"default"}"#
 
-    /// `answer` gives the result JSON for a method, or nil for an error with `errorReason`.
-    init(errorReason: String = "internal", answer: @escaping @Sendable (String) -> String?) throws {
+    /// `answer` gives the result JSON for a method, or nil for an error with `errorReason`. A
+    /// request for `hangingUpOn` closes its connection unanswered, as an authd that stops does.
+    init(errorReason: String = "internal", hangingUpOn: String? = nil, answer: @escaping @Sendable (String) -> String?) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("scripted-\(UUID().uuidString.prefix(8)).sock").path
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_un()
@@ -101,16 +106,19 @@ final class ScriptedDaemon: @unchecked Sendable {
         }
         guard bound == 0, listen(listener, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
         let socketFD = listener
-        Thread {
+        Thread { [self] in
             while true {
                 let client = accept(socketFD, nil, nil)
                 if client < 0 { return }
-                Self.serve(client, errorReason: errorReason, answer: answer)
+                Self.serve(client, errorReason: errorReason, hangingUpOn: hangingUpOn, answer: answer) { method in
+                    requests.withLock { $0.append(method) }
+                }
             }
         }.start()
     }
 
-    private static func serve(_ client: Int32, errorReason: String, answer: (String) -> String?) {
+    private static func serve(_ client: Int32, errorReason: String, hangingUpOn: String?, answer: (String) -> String?,
+                              record: (String) -> Void) {
         defer { close(client) }
         var buffer = Data()
         var chunk = [UInt8](repeating: 0, count: 4096)
@@ -123,6 +131,8 @@ final class ScriptedDaemon: @unchecked Sendable {
                 buffer.removeSubrange(buffer.startIndex...newline)
                 guard let request = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
                       let method = request["method"] as? String, let id = request["id"] as? Int else { continue }
+                record(method)
+                if method == hangingUpOn { return }
                 let body = answer(method).map { #""result":\#($0)"# }
                     ?? #""error":{"code":-32000,"message":"m","data":{"reason":"\#(errorReason)"}}"#
                 let reply = #"{"jsonrpc":"2.0","id":\#(id),\#(body)}"# + "\n"

@@ -117,6 +117,8 @@ final class HostileDaemon: @unchecked Sendable {
                 for line in stream:
                     request = json.loads(line)
                     method, answer = request.get("method"), {"jsonrpc": "2.0", "id": request.get("id")}
+                    if method == "session.signInWithRefreshToken":
+                        return  # closed unanswered, as by an authd that stops while the call is out
                     if method in errors:
                         answer["error"] = errors[method]
                     else:

@@ -343,7 +343,12 @@ class Client:
             self._connection = _Connection(self.path, self.client_name)
         return self._connection
 
-    def _call(self, method: str, params: dict, timeout: float) -> Any:
+    def _call(self, method: str, params: dict, timeout: float, repeatable: bool = True) -> Any:
+        if not repeatable:
+            # A call that must not be sent twice goes on a connection opened for it: one idle
+            # since its last use may have broken unseen, and a call lost with it could be neither
+            # sent again nor told apart from one authd carried out.
+            self.close()
         reused = self._connection is not None
         try:
             return self._ensure().call(method, params, timeout)
@@ -453,8 +458,10 @@ class Client:
         the session once more at once and from then on; returns the status (``degraded`` set when
         that second refresh is still to be retried). Stop refreshing before, and delete the app's
         copy of the tokens afterwards whatever the outcome: presenting it again makes the server
-        end the whole session, authd's included."""
-        return self._call("session.signInWithRefreshToken", self._params(refresh_token=refresh_token), 120)
+        end the whole session, authd's included. The call is never sent twice: on DaemonUnavailable
+        or TimedOut authd may have taken the session over all the same, so read ``status()``
+        before trying again."""
+        return self._call("session.signInWithRefreshToken", self._params(refresh_token=refresh_token), 120, repeatable=False)
 
     def sign_out(self, scope: str = "local") -> dict:
         """Signs out: ``local``, ``global`` or ``others``."""
