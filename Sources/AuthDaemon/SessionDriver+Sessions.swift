@@ -25,7 +25,8 @@ extension SessionDriver {
     /// does (announced as `SIGNED_IN`), then has the machine refresh it once more at once and
     /// returns when that refresh is stored or has failed: `SessionTakeOver` says why, and what the
     /// outcome means (`interrupted` when authd stopped before that refresh was done). Fails, as
-    /// `adopt`, when another sign-in or a sign-out overtook the adoption, or authd stopped before it.
+    /// `adopt`, when another sign-in or a sign-out overtook the adoption, or authd stopped before
+    /// it, or before that refresh with the session held in memory only (the keyring refused it).
     public func adoptTakenOver(_ grant: SessionGrant) async -> Result<SessionTakeOver.Outcome, TokenFailure> {
         if stopped { return .failure(.stopping) }
         let id = makeRequestID()
@@ -52,6 +53,11 @@ extension SessionDriver {
         // (the stored token, its parent, is still answered by GoTrue).
         if stopped, !machine.isSettled {
             logger.info("take-over not refreshed once more: authd is stopping")
+            if machine.generation != generation { return .success(.overtaken) }
+            // Served from memory only, the keyring having refused it: nothing is left once authd
+            // has ended. The app's token is the parent of the lost grant unless the refresh was
+            // made, and asking again is then the way to keep the session.
+            if machine.keyringFailure != nil { return .failure(.stopping) }
             return .success(.interrupted)
         }
         return .success(SessionTakeOver.outcome(of: machine, adoptedRefreshToken: grant.refreshToken, generation: generation))

@@ -175,6 +175,9 @@ struct Login: ParsableCommand {
 
     func run() throws {
         try runReporting {
+            // Read before connecting: authd closes a connection that sends nothing for a minute,
+            // and someone pasting a token at the prompt may take longer.
+            let handedOver = withSession ? try Self.handedOverRefreshToken() : nil
             let connection = try global.connect()
             var status: SessionStatus
             if anonymous {
@@ -182,8 +185,8 @@ struct Login: ParsableCommand {
                                              .init(profile: global.profile, captchaToken: try captcha.token(for: connection)), timeout: 60)
             } else if isInteractive {
                 status = try signInInteractively(connection)
-            } else if withSession {
-                status = try Self.takeOver(connection, profile: global.profile, refreshToken: try Self.handedOverRefreshToken())
+            } else if let handedOver {
+                status = try Self.takeOver(connection, profile: global.profile, refreshToken: handedOver)
             } else if sso != nil || ssoProvider != nil {
                 let (domain, id) = (sso, ssoProvider)
                 let profile = global.profile
@@ -281,11 +284,12 @@ struct Login: ParsableCommand {
     /// "start authd and retry"): a spent refresh token presented again can end the session.
     static func takeOver(_ connection: AuthdConnection, profile: String?, refreshToken: String) throws -> SessionStatus {
         do {
-            return try connection.call(Methods.SignInWithRefreshToken.self, .init(profile: profile, refreshToken: refreshToken), timeout: 60)
+            // As long as the client libraries wait: up to three exchanges with GoTrue and the keyring's writes.
+            return try connection.call(Methods.SignInWithRefreshToken.self, .init(profile: profile, refreshToken: refreshToken), timeout: 120)
         } catch {
             switch error {
             case .daemonUnavailable, .timedOut:
-                throw Failure("no answer from authd to the take-over (\(error.readableDescription)): it may have taken the session over all the same. Run 'authctl status' first, and take it over again only if it says signed out: presenting a spent refresh token can end the session", .failure)
+                throw Failure("no answer from authd to the take-over (\(error.readableDescription)): it may have taken the session over all the same. Run 'authctl status' first, and take it over again only if it does not show the app's user: presenting a spent refresh token can end the session", .failure)
             default: throw error
             }
         }

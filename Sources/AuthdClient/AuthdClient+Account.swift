@@ -156,7 +156,8 @@ extension AuthdClient {
     /// `degraded` set says the second refresh is still to be retried (until then the copy still
     /// reaches the session). Read a stored session with `StoredSession.refreshToken(in:)`.
     /// The call is never sent twice: when no answer comes (`daemonUnavailable`, `timedOut`), authd
-    /// may have taken the session over all the same, so read `status()` before trying again.
+    /// may have taken the session over all the same, so read `status()` before trying again, and
+    /// try only if it does not show the app's user.
     public func signIn(refreshToken: String) async throws(AuthdError) -> SessionStatus {
         try await call(Methods.SignInWithRefreshToken.self, .init(profile: profile, refreshToken: refreshToken))
     }

@@ -94,6 +94,20 @@ import Testing
         #expect(try await store.load(profile: "default")?.refreshToken == "refresh-7")
     }
 
+    @Test func aTakeOverHeldInMemoryOnlyWhenTheDriverStopsFailsAsStopping() async throws {
+        let store = InMemorySessionStore()
+        let held = HeldRefreshes()
+        let driver = ClockJumpTests.driver(store: store, api: held.api, wall: ManualWallClock(Fixtures.t0), monotonic: ManualMonotonicClock())
+        // The keyring refuses the adopted session, which is served from memory until authd ends:
+        // nothing of it outlives the stop, so the take-over is not done and is to be asked again.
+        let outcome = await stopWhileRefreshing(driver, held: held, before: { store.setFailure(.locked) }) {
+            await driver.adoptTakenOver(Fixtures.grant(7))
+        }
+        #expect(outcome == .failure(.stopping))
+        #expect(held.api.refreshCalls == 1)
+        #expect(store.stored("default") == nil)
+    }
+
     @Test func aVerificationOutWhenTheDriverStopsFailsAsStopping() async throws {
         let store = InMemorySessionStore(sessions: ["default": Fixtures.session(1, receivedAt: Fixtures.t0)])
         let driver = ClockJumpTests.driver(store: store, wall: ManualWallClock(Fixtures.t0), monotonic: ManualMonotonicClock())

@@ -460,7 +460,7 @@ class Client:
         copy of the tokens afterwards whatever the outcome: presenting it again makes the server
         end the whole session, authd's included. The call is never sent twice: on DaemonUnavailable
         or TimedOut authd may have taken the session over all the same, so read ``status()``
-        before trying again."""
+        before trying again, and try only if it does not show the app's user."""
         return self._call("session.signInWithRefreshToken", self._params(refresh_token=refresh_token), 120, repeatable=False)
 
     def sign_out(self, scope: str = "local") -> dict:
