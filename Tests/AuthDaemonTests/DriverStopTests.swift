@@ -81,30 +81,35 @@ import Testing
         #expect(try await store.load(profile: "default")?.refreshToken == "refresh-1")
     }
 
-    @Test func aTakeOverWhoseSecondExchangeIsOutWhenTheDriverStopsIsInterrupted() async throws {
-        let store = InMemorySessionStore()
+    /// Takes over `Fixtures.grant(7)` on a driver of `store` and stops it while the refresh after
+    /// the adoption is out (`stopWhileRefreshing`, which runs `before` first). Returns the
+    /// take-over's outcome and how many refreshes the server got.
+    private func takeOverStoppedWhileRefreshing(_ store: InMemorySessionStore, before: () -> Void = {})
+        async -> (outcome: Result<SessionTakeOver.Outcome, TokenFailure>?, refreshCalls: Int) {
         let held = HeldRefreshes()
         let driver = ClockJumpTests.driver(store: store, api: held.api, wall: ManualWallClock(Fixtures.t0), monotonic: ManualMonotonicClock())
-        let outcome = await stopWhileRefreshing(driver, held: held) { await driver.adoptTakenOver(Fixtures.grant(7)) }
+        let outcome = await stopWhileRefreshing(driver, held: held, before: before) { await driver.adoptTakenOver(Fixtures.grant(7)) }
+        return (outcome, held.api.refreshCalls)
+    }
+
+    @Test func aTakeOverWhoseSecondExchangeIsOutWhenTheDriverStopsIsInterrupted() async throws {
+        let store = InMemorySessionStore()
+        let (outcome, refreshCalls) = await takeOverStoppedWhileRefreshing(store)
         // The refresh that leaves the app's copy behind was made at the server and its answer not
         // kept: the take-over cannot say it is complete, nor that the app's copy is still the
         // parent, nor (as `stopping` would) that it may be asked for again.
         #expect(outcome == .success(.interrupted))
-        #expect(held.api.refreshCalls == 1)
+        #expect(refreshCalls == 1)
         #expect(try await store.load(profile: "default")?.refreshToken == "refresh-7")
     }
 
     @Test func aTakeOverHeldInMemoryOnlyWhenTheDriverStopsFailsAsStopping() async throws {
         let store = InMemorySessionStore()
-        let held = HeldRefreshes()
-        let driver = ClockJumpTests.driver(store: store, api: held.api, wall: ManualWallClock(Fixtures.t0), monotonic: ManualMonotonicClock())
         // The keyring refuses the adopted session, which is served from memory until authd ends:
         // nothing of it outlives the stop, so the take-over is not done and is to be asked again.
-        let outcome = await stopWhileRefreshing(driver, held: held, before: { store.setFailure(.locked) }) {
-            await driver.adoptTakenOver(Fixtures.grant(7))
-        }
+        let (outcome, refreshCalls) = await takeOverStoppedWhileRefreshing(store) { store.setFailure(.locked) }
         #expect(outcome == .failure(.stopping))
-        #expect(held.api.refreshCalls == 1)
+        #expect(refreshCalls == 1)
         #expect(store.stored("default") == nil)
     }
 

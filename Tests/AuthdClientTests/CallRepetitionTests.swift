@@ -19,18 +19,24 @@ import Testing
         }
     }
 
+    /// Records an issue unless `call` fails as `daemonUnavailable`, as a call whose connection
+    /// closed unanswered does.
+    private func expectDaemonUnavailable<T>(_ what: String, _ call: () async throws(AuthdError) -> T) async {
+        do {
+            _ = try await call()
+            Issue.record("\(what) was answered")
+        } catch {
+            guard case .daemonUnavailable = error else { Issue.record("expected daemonUnavailable, got \(error)"); return }
+        }
+    }
+
     @Test func aTakeOverWhoseAnswerIsLostIsNotSentAgain() async throws {
         let daemon = try daemon(hangingUpOn: "session.signInWithRefreshToken")
         defer { daemon.stop() }
         let client = try await AuthdClient.connect(socketPath: daemon.path)
         // The connection has been used: before the fix, its break made the library send again.
         _ = try await client.token()
-        do {
-            _ = try await client.signIn(refreshToken: "app-refresh-token")
-            Issue.record("the take-over was answered")
-        } catch {
-            guard case .daemonUnavailable = error else { Issue.record("expected daemonUnavailable, got \(error)"); return }
-        }
+        await expectDaemonUnavailable("the take-over") { () async throws(AuthdError) in try await client.signIn(refreshToken: "app-refresh-token") }
         #expect(daemon.received.filter { $0 == "session.signInWithRefreshToken" }.count == 1, "\(daemon.received)")
         // It went on a connection opened for it (a second hello), and the client goes on working.
         #expect(daemon.received.filter { $0 == "hello" }.count == 2, "\(daemon.received)")
@@ -42,12 +48,7 @@ import Testing
         let daemon = try daemon(hangingUpOn: "session.token")
         defer { daemon.stop() }
         let client = try await AuthdClient.connect(socketPath: daemon.path)
-        do {
-            _ = try await client.token()
-            Issue.record("the token request was answered")
-        } catch {
-            guard case .daemonUnavailable = error else { Issue.record("expected daemonUnavailable, got \(error)"); return }
-        }
+        await expectDaemonUnavailable("the token request") { () async throws(AuthdError) in try await client.token() }
         #expect(daemon.received == ["hello", "session.token", "hello", "session.token"])
     }
 }

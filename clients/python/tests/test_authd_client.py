@@ -1,4 +1,5 @@
 """authd_client against a live authd and development server."""
+import contextlib
 import json
 import os
 import pathlib
@@ -60,10 +61,13 @@ _HELLO = {"protocol_version": "1.0", "daemon_version": "0.1.0", "capabilities": 
 _TOKEN = {"access_token": "header.payload.sig", "token_type": "bearer", "expires_at": 1800000000, "expires_in": 60, "scopes": ["all"]}
 
 
-def _scripted_daemon(path, hang_up_on):
+@contextlib.contextmanager
+def _scripted_daemon(hang_up_on):
     """A stand-in authd on a real Unix socket that answers hello and session.token, and closes
-    the connection unanswered on a request for `hang_up_on`, as an authd that stops does. Returns
-    the listener and the list of methods it reads, in order."""
+    the connection unanswered on a request for `hang_up_on`, as an authd that stops does. Yields
+    its socket path and the list of methods it reads, in order."""
+    directory = tempfile.mkdtemp()
+    path = os.path.join(directory, "s.sock")
     received = []
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -92,40 +96,33 @@ def _scripted_daemon(path, hang_up_on):
                             connection.sendall(json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode() + b"\n")
 
     threading.Thread(target=serve, daemon=True).start()
-    return listener, received
+    try:
+        yield path, received
+    finally:
+        listener.shutdown(socket.SHUT_RDWR)
+        listener.close()
+        shutil.rmtree(directory)
 
 
 def test_a_take_over_whose_answer_is_lost_is_not_sent_again():
     # authd may have spent the token: presented again, it can end the whole session.
-    directory = tempfile.mkdtemp()
-    listener, received = _scripted_daemon(os.path.join(directory, "s.sock"), "session.signInWithRefreshToken")
-    try:
-        client = authd_client.connect(socket_path=os.path.join(directory, "s.sock"))
+    with _scripted_daemon("session.signInWithRefreshToken") as (path, received):
+        client = authd_client.connect(socket_path=path)
         assert client.token().value == "header.payload.sig"  # the connection has been used
         with pytest.raises(authd_client.DaemonUnavailable):
             client.sign_in_with_refresh_token("app-refresh-token")
         assert received.count("session.signInWithRefreshToken") == 1, received
         assert received.count("hello") == 2, received  # on a connection opened for it
         assert client.token().value == "header.payload.sig"
-    finally:
-        listener.shutdown(socket.SHUT_RDWR)
-        listener.close()
-        shutil.rmtree(directory)
 
 
 def test_a_token_request_whose_answer_is_lost_is_sent_once_more():
     # The other side of the rule, and proof that the daemon above would have seen a second send.
-    directory = tempfile.mkdtemp()
-    listener, received = _scripted_daemon(os.path.join(directory, "s.sock"), "session.token")
-    try:
-        client = authd_client.connect(socket_path=os.path.join(directory, "s.sock"))
+    with _scripted_daemon("session.token") as (path, received):
+        client = authd_client.connect(socket_path=path)
         with pytest.raises(authd_client.DaemonUnavailable):
             client.token()
         assert received == ["hello", "session.token", "hello", "session.token"], received
-    finally:
-        listener.shutdown(socket.SHUT_RDWR)
-        listener.close()
-        shutil.rmtree(directory)
 
 
 def test_events_follow_sign_in_and_survive_a_daemon_restart(stack):
